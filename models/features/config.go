@@ -1,0 +1,136 @@
+package features
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lmask/lmask/lazymask"
+)
+
+// FormatVersion is the version of the model-directory / ONNX I/O contract.
+// Readers refuse a model whose format they do not know.
+const FormatVersion = 1
+
+// Model-size defaults of the reference architecture.
+const (
+	DefaultDModel = 128
+	DefaultHeads  = 8
+	DefaultLayers = 6
+	DefaultFFN    = 512
+	// TanhClip is the C in C·tanh(logit).
+	TanhClip = 10.0
+	// NormEps is the instance-normalisation epsilon.
+	NormEps = 1e-5
+)
+
+// Config describes a policy model: problem and sizes. It is stored as
+// config.json in a model directory and as metadata in the ONNX files.
+type Config struct {
+	Format    int    `json:"format"`
+	Problem   string `json:"problem"` // "tsptw" or "tspdl"
+	DModel    int    `json:"d_model"`
+	Heads     int    `json:"heads"`
+	Layers    int    `json:"layers"`
+	FFN       int    `json:"ffn"`
+	RIE       bool   `json:"rie"`
+	TrainSize int    `json:"train_size"` // N (nodes incl. depot) used in training; 0 if unknown
+	Hardness  string `json:"hardness,omitempty"`
+}
+
+// DefaultConfig returns the reference sizes for a problem.
+func DefaultConfig(p lazymask.Problem) Config {
+	return Config{Format: FormatVersion, Problem: p.String(), DModel: DefaultDModel, Heads: DefaultHeads,
+		Layers: DefaultLayers, FFN: DefaultFFN, RIE: true}
+}
+
+// Validate checks that the sizes are usable.
+func (c Config) Validate() error {
+	if c.Format != FormatVersion {
+		return fmt.Errorf("model format %d is not supported (this build reads format %d)", c.Format, FormatVersion)
+	}
+	if _, err := lazymask.ParseProblem(c.Problem); err != nil {
+		return fmt.Errorf("config problem: %w", err)
+	}
+	if c.DModel <= 0 || c.Heads <= 0 || c.DModel%c.Heads != 0 {
+		return fmt.Errorf("config: d_model %d must be a positive multiple of heads %d", c.DModel, c.Heads)
+	}
+	if c.Layers < 0 || c.FFN <= 0 {
+		return fmt.Errorf("config: layers %d / ffn %d invalid", c.Layers, c.FFN)
+	}
+	return nil
+}
+
+// ProblemKind returns the config's problem as a lazymask.Problem.
+func (c Config) ProblemKind() lazymask.Problem {
+	p, _ := lazymask.ParseProblem(c.Problem)
+	return p
+}
+
+// QueryInputs is the width of the decoder query projection's input:
+// d (current node embedding) + 1 (time or load) (+ 7 RIE).
+func (c Config) QueryInputs() int {
+	if c.RIE {
+		return c.DModel + StepFeatures
+	}
+	return c.DModel + 1
+}
+
+// ConfigFile is the name of the configuration file in a model directory.
+const ConfigFile = "config.json"
+
+// ReadConfig reads dir/config.json and validates it.
+func ReadConfig(dir string) (Config, error) {
+	path := filepath.Join(dir, ConfigFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("read model config: %w", err)
+	}
+	var c Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		return Config{}, fmt.Errorf("parse %s: %w", path, err)
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// WriteConfig writes dir/config.json atomically.
+func WriteConfig(dir string, c Config) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, ConfigFile), append(b, '\n'))
+}
+
+// WriteFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it over path, so readers never see a half-written file.
+func WriteFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package features
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Widths of the model inputs.
+const (
+	// NodeFeatures is the width of a node-feature row.
+	NodeFeatures = 4
+	// StepFeatures is the width of a step-feature row: time or load, then
+	// the 7-dim RIE one-hot.
+	StepFeatures = 8
+)
+
+// ONNX input and output names of encoder.onnx.
+const (
+	EncoderFile   = "encoder.onnx"
+	InNodeFeat    = "node_feat" // f32 [B,N,4]
+	OutNodeEmb    = "node_emb"  // f32 [B,N,d]
+	OutGlimpseK   = "glimpse_k" // f32 [B,N,d]
+	OutGlimpseV   = "glimpse_v" // f32 [B,N,d]
+	OutLogitK     = "logit_k"   // f32 [B,N,d]
+	DecoderFile   = "decoder.onnx"
+	InRowInstance = "row_instance" // i64 [R]
+	InCurrent     = "current"      // i64 [R]
+	InStepFeat    = "step_feat"    // f32 [R,8]
+	InMask        = "mask"         // bool [R,N], true = allowed
+	OutLogProbs   = "log_probs"    // f32 [R,N]
+)
+
+// EncoderOutputs lists encoder.onnx outputs in order; they are also the
+// first four decoder.onnx inputs.
+var EncoderOutputs = []string{OutNodeEmb, OutGlimpseK, OutGlimpseV, OutLogitK}
+
+// DecoderInputs lists decoder.onnx inputs in order.
+var DecoderInputs = []string{OutNodeEmb, OutGlimpseK, OutGlimpseV, OutLogitK, InRowInstance, InCurrent, InStepFeat, InMask}
+
+// Metadata keys stored in the ONNX files' metadata_props.
+const (
+	MetaFormat       = "lmask.format"
+	MetaProblem      = "lmask.problem"
+	MetaDModel       = "lmask.d_model"
+	MetaHeads        = "lmask.heads"
+	MetaLayers       = "lmask.layers"
+	MetaFFN          = "lmask.ffn"
+	MetaRIE          = "lmask.rie"
+	MetaNodeFeatures = "lmask.node_features"
+	MetaStepFeatures = "lmask.step_features"
+	MetaTrainSize    = "lmask.train_size"
+)
+
+// Metadata returns the config as ONNX metadata_props entries.
+func (c Config) Metadata() map[string]string {
+	return map[string]string{
+		MetaFormat:       strconv.Itoa(c.Format),
+		MetaProblem:      c.Problem,
+		MetaDModel:       strconv.Itoa(c.DModel),
+		MetaHeads:        strconv.Itoa(c.Heads),
+		MetaLayers:       strconv.Itoa(c.Layers),
+		MetaFFN:          strconv.Itoa(c.FFN),
+		MetaRIE:          strconv.FormatBool(c.RIE),
+		MetaNodeFeatures: strconv.Itoa(NodeFeatures),
+		MetaStepFeatures: strconv.Itoa(StepFeatures),
+		MetaTrainSize:    strconv.Itoa(c.TrainSize),
+	}
+}
+
+// ConfigFromMetadata parses ONNX metadata_props written by Metadata. It
+// fails, naming the key, the expected and the found value, when the file
+// follows a contract this build does not know.
+func ConfigFromMetadata(m map[string]string) (Config, error) {
+	var c Config
+	atoi := func(key string, dst *int) error {
+		v, ok := m[key]
+		if !ok {
+			return fmt.Errorf("model metadata lacks %q (expected an lmask format-%d model)", key, FormatVersion)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("model metadata %q = %q: expected an integer", key, v)
+		}
+		*dst = n
+		return nil
+	}
+	for _, kv := range []struct {
+		k string
+		p *int
+	}{{MetaFormat, &c.Format}, {MetaDModel, &c.DModel}, {MetaHeads, &c.Heads}, {MetaLayers, &c.Layers}, {MetaFFN, &c.FFN}, {MetaTrainSize, &c.TrainSize}} {
+		if err := atoi(kv.k, kv.p); err != nil {
+			return c, err
+		}
+	}
+	if c.Format != FormatVersion {
+		return c, fmt.Errorf("model metadata %q: expected %d, found %d", MetaFormat, FormatVersion, c.Format)
+	}
+	var nf, sf int
+	if err := atoi(MetaNodeFeatures, &nf); err != nil {
+		return c, err
+	}
+	if err := atoi(MetaStepFeatures, &sf); err != nil {
+		return c, err
+	}
+	if nf != NodeFeatures || sf != StepFeatures {
+		return c, fmt.Errorf("model feature layout: expected node/step features %d/%d, found %d/%d", NodeFeatures, StepFeatures, nf, sf)
+	}
+	c.Problem = m[MetaProblem]
+	rie, err := strconv.ParseBool(m[MetaRIE])
+	if err != nil {
+		return c, fmt.Errorf("model metadata %q = %q: expected true or false", MetaRIE, m[MetaRIE])
+	}
+	c.RIE = rie
+	return c, c.Validate()
+}
