@@ -3,13 +3,16 @@
 # (ignored by git). Idempotent; safe to run again.
 #   * the onnxruntime CPU shared library, from the onnxruntime-node npm tarball
 #     (no install scripts run), checksum-verified;
-#   * `just`, from the rust-just npm package.
+#   * `just`, from the rust-just npm package;
+#   * with --test-tools: onnxruntime-node and DuckDB (npm) and python3-onnx (apt),
+#     the second runtimes the interoperability tests use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 ORT_VERSION=$(cat ORT_VERSION)
 ORT_SHA256=ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23
 JUST_VERSION=1.57.0
+DUCKDB_VERSION=1.5.6-r.1
 TP=$ROOT/third_party
 mkdir -p "$TP"
 
@@ -34,6 +37,28 @@ if ! command -v just >/dev/null 2>&1 && [ ! -x "$TP/node/node_modules/.bin/just"
   mkdir -p "$TP/node"
   (cd "$TP/node" && npm install --silent --no-audit --no-fund --prefix . "rust-just@$JUST_VERSION" >/dev/null)
 fi
+if [ "${1:-}" = "--test-tools" ]; then
+  # Second runtimes used by interoperability tests: onnxruntime-node runs the
+  # exported ONNX files, DuckDB reads the Parquet files, Debian's python3-onnx
+  # validates the ONNX files. Tests skip (saying why) where these are absent.
+  if [ ! -d "$TP/node/node_modules/onnxruntime-node" ] || [ ! -d "$TP/node/node_modules/@duckdb/node-api" ]; then
+    echo "setup: installing onnxruntime-node@$ORT_VERSION and @duckdb/node-api@$DUCKDB_VERSION (npm)" >&2
+    mkdir -p "$TP/node"
+    (cd "$TP/node" && npm install --silent --no-audit --no-fund --ignore-scripts --prefix . \
+      "onnxruntime-node@$ORT_VERSION" >/dev/null)
+    (cd "$TP/node" && npm install --silent --no-audit --no-fund --prefix . \
+      "@duckdb/node-api@$DUCKDB_VERSION" >/dev/null)
+  fi
+  if ! /usr/bin/python3 -c 'import onnx' >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      echo "setup: installing python3-onnx (apt)" >&2
+      apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-onnx >/dev/null
+    else
+      echo "setup: python3-onnx missing (apt-get install python3-onnx); the ONNX checker test will skip" >&2
+    fi
+  fi
+fi
+
 mkdir -p "$TP/bin"
 if [ -x "$TP/node/node_modules/.bin/just" ]; then ln -sf "$TP/node/node_modules/.bin/just" "$TP/bin/just"; fi
 echo "setup: onnxruntime at $lib" >&2

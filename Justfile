@@ -1,0 +1,59 @@
+# lmask — run `./just --list` (or `just --list`) to see the recipes.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+export ONNXRUNTIME_SHARED_LIBRARY_PATH := env_var_or_default("ONNXRUNTIME_SHARED_LIBRARY_PATH", justfile_directory() / "third_party/onnxruntime/libonnxruntime.so")
+export CGO_ENABLED := "1"
+
+model := "models/pretrained/tsptw50-hard"
+data := "datasets/bundled/tsptw50-hard-200.parquet"
+
+# List recipes.
+default:
+    @just --list
+
+# Install the pinned onnxruntime library, `just`, and the interop-test tools.
+setup:
+    bash scripts/setup.sh --test-tools
+
+# Build the three CLIs into ./bin.
+build:
+    mkdir -p bin
+    go build -o bin/ ./cmd/...
+
+# Solve the bundled dataset with the bundled model; print the metrics table.
+demo: build
+    mkdir -p out
+    ./bin/lmask-infer --model {{model}} --data {{data}} --out out/demo-solutions.parquet --metrics-json out/demo-metrics.json --plot out/demo-tour.svg
+
+# Run every test (the CI entry point).
+test: setup deps-check
+    go vet ./...
+    go test -count=1 -timeout 40m ./...
+
+# Quick tests (skips the slow ones).
+test-short:
+    go test -short -count=1 ./...
+
+# Benchmarks, printed as tables.
+bench:
+    go test -run '^$' -bench . -benchtime 1x ./...
+
+# Fuzz each parser and decoder target briefly.
+fuzz seconds="20":
+    for t in $(go test -list '^Fuzz' ./lazymask ./datasets ./localsearch 2>/dev/null | grep '^Fuzz'); do \
+      pkg=$(grep -l "func $t" lazymask/*_test.go datasets/*_test.go localsearch/*_test.go | head -1 | xargs dirname); \
+      go test -run '^$' -fuzz "^$t\$" -fuzztime {{seconds}}s ./$pkg; done
+
+# Check the package dependency rules.
+deps-check:
+    bash scripts/deps-check.sh
+
+# Regenerate the tiny ONNX models in engine/testdata.
+testdata:
+    go generate ./models/onnx/...
+
+# gofmt + go vet.
+lint:
+    test -z "$(gofmt -l .)" || (gofmt -l . && exit 1)
+    go vet ./...

@@ -1,0 +1,249 @@
+package lazymask
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Config controls a batched decode.
+type Config struct {
+	// Lookahead initialises each depth's candidate set (zero value: TSL).
+	Lookahead Lookahead
+	// Budget is the backtrack budget R: Unlimited, or a count ≥ 0 (0 means
+	// no backtracking).
+	Budget int
+	// Semantics decides what a spent budget does (zero value: Test).
+	Semantics Semantics
+	// Greedy picks the highest-scoring candidate (ties go to the lowest
+	// node index); otherwise the node is sampled from the softmax of the
+	// scores over the candidates.
+	Greedy bool
+	// Seed seeds sampling. Trajectory i draws from its own stream derived
+	// from (Seed, i), so results do not depend on batching.
+	Seed uint64
+	// Record keeps, for every step of the final tour, what a
+	// teacher-forced replay needs (Trajectory.Steps).
+	Record bool
+}
+
+// StepRecord is one kept decision of a trajectory: the state the policy saw
+// when it chose the node that survived in the final tour. Steps of abandoned
+// branches are dropped.
+type StepRecord struct {
+	Current int     // node the step started from
+	State   float64 // time (TSPTW) or load (TSPDL) at Current
+	Refine  int     // refinement count of that depth
+	Budget  bool    // backtrack budget reached at that moment
+	Mask    []bool  // candidate set (length N) the choice was made from
+	Chosen  int     // node chosen
+}
+
+// Trajectory is the result of one decoded trajectory.
+type Trajectory struct {
+	// Inst is the index of the instance in the decode's instance list.
+	Inst int
+	// Tour is the complete tour (N nodes, depot first), or nil if Failed.
+	Tour []int
+	// Partial holds the kept prefix (depot first) of a Failed trajectory.
+	Partial []int
+	// Failed is true when no complete tour was produced.
+	Failed bool
+	// Feasible, Cost, Violation and ViolatedNodes come from Check on Tour.
+	// Cost is +Inf for a failed trajectory.
+	Feasible      bool
+	Cost          float64
+	Violation     float64
+	ViolatedNodes int
+	// Backtracks is the number of pops the trajectory used.
+	Backtracks int
+	// Steps is set when Config.Record is on: Steps[k] chose Tour[k+1]
+	// (or Partial[k+1]).
+	Steps []StepRecord
+}
+
+// Decoder runs batched LazyMask decodes and keeps its buffers between calls.
+// A Decoder is not safe for concurrent use.
+type Decoder struct {
+	states []*State
+	rng    []uint64
+	batch  StepBatch
+	scores []float32
+	wbuf   []float64
+}
+
+// NewDecoder returns an empty Decoder; buffers grow on first use.
+func NewDecoder() *Decoder { return &Decoder{} }
+
+// Decode is NewDecoder().Decode(p, insts, perInst, cfg).
+func Decode(p Policy, insts []*Instance, perInst int, cfg Config) ([]Trajectory, error) {
+	return NewDecoder().Decode(p, insts, perInst, cfg)
+}
+
+// Decode builds perInst trajectories for each instance (trajectory index =
+// inst·perInst + k) with the LazyMask method. It calls p.Begin(insts) once,
+// then, every iteration, lets each running trajectory backtrack as far as
+// its empty candidate sets demand, gathers the trajectories that advance
+// into one StepBatch, calls p.Scores once for them, and picks a node per
+// row (greedy or sampled). The StepBatch and score slices handed to the
+// policy are reused across iterations: a policy must not keep them.
+//
+// All instances must share N. Feasibility, cost and violations of each
+// complete tour come from Check.
+func (dc *Decoder) Decode(p Policy, insts []*Instance, perInst int, cfg Config) ([]Trajectory, error) {
+	if len(insts) == 0 {
+		return nil, errors.New("decode: no instances")
+	}
+	if perInst < 1 {
+		return nil, fmt.Errorf("decode: %d trajectories per instance, want ≥ 1", perInst)
+	}
+	n := insts[0].N
+	for i, in := range insts {
+		if in == nil {
+			return nil, fmt.Errorf("decode: instance %d is nil", i)
+		}
+		if in.N != n {
+			return nil, fmt.Errorf("decode: instance %d (%q) has %d nodes, instance 0 has %d", i, in.Name, in.N, n)
+		}
+		if err := in.Validate(); err != nil {
+			return nil, fmt.Errorf("decode: instance %d (%q): %w", i, in.Name, err)
+		}
+	}
+	total := len(insts) * perInst
+	dc.grow(total, n)
+	for t := 0; t < total; t++ {
+		if err := dc.states[t].Reset(insts[t/perInst], cfg.Lookahead, cfg.Budget, cfg.Semantics); err != nil {
+			return nil, fmt.Errorf("decode: %w", err)
+		}
+		dc.rng[t] = streamSeed(cfg.Seed, uint64(t))
+	}
+	if err := p.Begin(insts); err != nil {
+		return nil, fmt.Errorf("decode: policy begin: %w", err)
+	}
+	b := &dc.batch
+	b.N = n
+	for {
+		dc.gather(total, perInst)
+		rows := b.Rows()
+		if rows == 0 {
+			break
+		}
+		sc := dc.scores[:rows*n]
+		if err := p.Scores(b, sc); err != nil {
+			return nil, fmt.Errorf("decode: policy scores (%d rows): %w", rows, err)
+		}
+		for r := 0; r < rows; r++ {
+			t := b.Traj[r]
+			mask := b.Mask[r*n : (r+1)*n]
+			row := sc[r*n : (r+1)*n]
+			var node int
+			if cfg.Greedy {
+				node = pickGreedy(row, mask)
+			} else {
+				node = pickSample(row, mask, &dc.rng[t], dc.wbuf)
+			}
+			if err := dc.states[t].Step(node); err != nil {
+				return nil, fmt.Errorf("decode: trajectory %d: %w", t, err)
+			}
+		}
+	}
+	out := make([]Trajectory, total)
+	for t := range out {
+		if err := dc.result(&out[t], t, perInst, cfg.Record); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// grow sizes the per-trajectory states and the batch buffers.
+func (dc *Decoder) grow(total, n int) {
+	for len(dc.states) < total {
+		dc.states = append(dc.states, NewState(n))
+	}
+	if cap(dc.rng) < total {
+		dc.rng = make([]uint64, total)
+	}
+	dc.rng = dc.rng[:total]
+	b := &dc.batch
+	if cap(b.Traj) < total {
+		b.Traj = make([]int, 0, total)
+		b.Inst = make([]int, 0, total)
+		b.Current = make([]int, 0, total)
+		b.State = make([]float64, 0, total)
+		b.Refine = make([]int, 0, total)
+		b.Budget = make([]bool, 0, total)
+		b.NumSteps = make([]int, 0, total)
+	}
+	if cap(b.Mask) < total*n {
+		b.Mask = make([]bool, 0, total*n)
+	}
+	if cap(dc.scores) < total*n {
+		dc.scores = make([]float32, total*n)
+	}
+	if cap(dc.wbuf) < n {
+		dc.wbuf = make([]float64, n)
+	}
+	dc.wbuf = dc.wbuf[:n]
+}
+
+// gather advances every running trajectory past its backtracks and fills
+// the batch with the ones that need a decision.
+func (dc *Decoder) gather(total, perInst int) {
+	b := &dc.batch
+	b.Traj, b.Inst, b.Current, b.State = b.Traj[:0], b.Inst[:0], b.Current[:0], b.State[:0]
+	b.Refine, b.Budget, b.NumSteps, b.Mask = b.Refine[:0], b.Budget[:0], b.NumSteps[:0], b.Mask[:0]
+	for t, s := range dc.states[:total] {
+		mv := s.Next()
+		for mv == Backtracked {
+			mv = s.Next()
+		}
+		if mv != Forward {
+			continue
+		}
+		b.Traj = append(b.Traj, t)
+		b.Inst = append(b.Inst, t/perInst)
+		b.Current = append(b.Current, s.Current())
+		b.State = append(b.State, s.Value())
+		b.Refine = append(b.Refine, s.Refine())
+		b.Budget = append(b.Budget, s.reached)
+		b.NumSteps = append(b.NumSteps, s.depth)
+		b.Mask = append(b.Mask, s.Mask()...)
+	}
+}
+
+// result fills out from trajectory t's final state.
+func (dc *Decoder) result(out *Trajectory, t, perInst int, record bool) error {
+	s := dc.states[t]
+	n := s.n
+	out.Inst = t / perInst
+	out.Backtracks = s.backtracks
+	prefix := append([]int(nil), s.Prefix()...)
+	if s.status == Complete {
+		out.Tour = prefix
+		res, err := Check(s.inst, prefix)
+		var ie *InfeasibleError
+		if err != nil && !errors.As(err, &ie) {
+			return fmt.Errorf("decode: trajectory %d produced a malformed tour: %w", t, err)
+		}
+		out.Feasible, out.Cost = res.Feasible, res.Cost
+		out.Violation, out.ViolatedNodes = res.TotalViolation, res.ViolatedNodes
+	} else {
+		out.Failed = true
+		out.Partial = prefix
+		out.Cost = math.Inf(1)
+	}
+	if record {
+		k := len(prefix) - 1
+		masks := make([]bool, k*n)
+		copy(masks, s.masks[:k*n])
+		out.Steps = make([]StepRecord, k)
+		for d := 0; d < k; d++ {
+			out.Steps[d] = StepRecord{
+				Current: s.nodes[d], State: s.values[d], Refine: s.refine[d],
+				Budget: s.budgetAt[d], Mask: masks[d*n : (d+1)*n : (d+1)*n], Chosen: s.nodes[d+1],
+			}
+		}
+	}
+	return nil
+}

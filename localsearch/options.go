@@ -1,0 +1,168 @@
+package localsearch
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lmask/lmask/lazymask"
+)
+
+// MoveKind names a neighbourhood.
+type MoveKind int
+
+const (
+	// TwoOpt reverses a segment of the tour (positions i..j).
+	TwoOpt MoveKind = iota
+	// OrOpt moves a segment of 2 to MaxSegment consecutive nodes to another
+	// place, in its own or reversed orientation. Single nodes belong to
+	// Relocate.
+	OrOpt
+	// Relocate moves one node to another place (or-opt of length 1).
+	Relocate
+	// Swap exchanges two nodes.
+	Swap
+	numKinds
+)
+
+// AllMoves lists every neighbourhood in the default scan order.
+var AllMoves = []MoveKind{TwoOpt, OrOpt, Relocate, Swap}
+
+// String returns "2opt", "oropt", "relocate" or "swap".
+func (k MoveKind) String() string {
+	switch k {
+	case TwoOpt:
+		return "2opt"
+	case OrOpt:
+		return "oropt"
+	case Relocate:
+		return "relocate"
+	case Swap:
+		return "swap"
+	}
+	return fmt.Sprintf("move(%d)", int(k))
+}
+
+// ParseMoves parses a comma-separated list of neighbourhood names
+// ("2opt,oropt,relocate,swap"); "all" or "" selects AllMoves.
+func ParseMoves(s string) ([]MoveKind, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "all" {
+		return append([]MoveKind(nil), AllMoves...), nil
+	}
+	var out []MoveKind
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		found := false
+		for _, k := range AllMoves {
+			if k.String() == f {
+				out = append(out, k)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown move %q (want 2opt, oropt, relocate or swap)", f)
+		}
+	}
+	return out, nil
+}
+
+// Options configures Improve. The zero value is usable: all neighbourhoods,
+// first improvement, segments up to 3 nodes, repair on, no budgets.
+type Options struct {
+	// Moves lists the neighbourhoods to scan, in this order; nil means
+	// AllMoves.
+	Moves []MoveKind
+	// BestImprovement scans every neighbourhood fully and applies the best
+	// move; otherwise the first improving move is applied.
+	BestImprovement bool
+	// MaxSegment is the longest or-opt segment; 0 means 3.
+	MaxSegment int
+	// NoRepair keeps an infeasible start unchanged instead of first
+	// minimising its violation.
+	NoRepair bool
+	// MaxMoves bounds the number of applied moves (0 = unbounded).
+	MaxMoves int
+	// MaxIterations bounds the number of neighbourhood scans; each scan
+	// ends with one applied move or a proof of local optimality
+	// (0 = unbounded).
+	MaxIterations int
+	// TimeLimit bounds the wall time of one call (0 = unbounded). Results
+	// are deterministic for a seed as long as this limit does not bind.
+	TimeLimit time.Duration
+	// Kicks is the number of perturbations tried after the first local
+	// optimum (iterated local search): each moves a few random segments,
+	// descends again (repairing first when needed), and is kept only if it
+	// ends better than the best tour so far.
+	Kicks int
+	// Shuffle randomises the scan order of neighbourhoods and start
+	// positions with Seed.
+	Shuffle bool
+	// Seed drives Shuffle and Kicks.
+	Seed uint64
+}
+
+// StopReason says why a search ended.
+type StopReason int
+
+const (
+	// LocalOptimum: no neighbour improves the (violation, cost) key.
+	LocalOptimum StopReason = iota
+	// MoveBudget: Options.MaxMoves was reached.
+	MoveBudget
+	// IterationBudget: Options.MaxIterations was reached.
+	IterationBudget
+	// TimeBudget: Options.TimeLimit was reached.
+	TimeBudget
+)
+
+// String names the reason.
+func (r StopReason) String() string {
+	switch r {
+	case LocalOptimum:
+		return "local-optimum"
+	case MoveBudget:
+		return "move-budget"
+	case IterationBudget:
+		return "iteration-budget"
+	case TimeBudget:
+		return "time-budget"
+	}
+	return fmt.Sprintf("stop(%d)", int(r))
+}
+
+// Result reports one call of Improve. Costs and violations are in
+// normalised units (multiply by Instance.Scale for original units) and are
+// the values lazymask.Check computes.
+type Result struct {
+	// Tour is the improved tour (a fresh slice, starting at the depot). It
+	// is never worse than the start in the (feasible first, then cost)
+	// order: a feasible start yields a feasible tour of no higher cost.
+	Tour []int
+	// StartCost and Cost are closed tour lengths before and after.
+	StartCost, Cost float64
+	// StartViolation and Violation are lazymask.Result.TotalViolation
+	// before and after.
+	StartViolation, Violation float64
+	// StartFeasible and Feasible are the checker's verdicts before and
+	// after.
+	StartFeasible, Feasible bool
+	// Repaired is true when an infeasible start became feasible.
+	Repaired bool
+	// Moves counts applied moves; MovesByKind splits them by neighbourhood
+	// (indexed by MoveKind).
+	Moves       int
+	MovesByKind [numKinds]int
+	// Iterations counts neighbourhood scans; Evaluations counts the moves
+	// evaluated.
+	Iterations, Evaluations int
+	// Kicks counts perturbations tried; KicksAccepted those that improved
+	// the best tour.
+	Kicks, KicksAccepted int
+	// Stop says why the search ended.
+	Stop StopReason
+	// Elapsed is the wall time of the call.
+	Elapsed time.Duration
+	// Check is lazymask.Check's replay of Tour, the final verification.
+	Check lazymask.Result
+}

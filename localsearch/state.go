@@ -1,0 +1,276 @@
+package localsearch
+
+import (
+	"math"
+
+	"github.com/lmask/lmask/lazymask"
+)
+
+// piece is a run of consecutive positions from..to (inclusive, from ≤ to)
+// of the current tour, visited forwards or in reverse. Every move is
+// described as the concatenation of at most five pieces, the first of
+// which starts at the depot.
+type piece struct {
+	from, to int
+	rev      bool
+}
+
+// maxPieces is the most pieces a move needs (a non-adjacent swap).
+const maxPieces = 5
+
+// state holds a tour and the data that evaluates any concatenation of its
+// pieces in O(1) per piece (feasibility and cost), plus the replay prefixes
+// used to evaluate violation exactly while repairing.
+type state struct {
+	inst *lazymask.Instance
+	n    int
+	dist []float64
+	tsptw bool
+
+	tour []int
+	cost float64 // closed tour length (sum in tour order)
+
+	// fwdCost[k] is the length of the path tour[0..k]; bwdCost[k] the
+	// length of the same positions walked backwards.
+	fwdCost, bwdCost []float64
+
+	// TSPTW: fwdSeg[i*n+j] / revSeg[i*n+j] (i ≤ j) describe positions
+	// i..j walked forwards / backwards.
+	fwdSeg, revSeg []twSeg
+	nodes          []twSeg // per node, one-node data (tolerance included)
+
+	// TSPDL: load[k] is the load after position k (load[0] = 0);
+	// slackFwd[k] = draft − load[k] and slackRev[k] = draft + load[k−1]
+	// for the node at position k, with their range minima.
+	load               []float64
+	slackFwd, slackRev rangeMin
+	bufFwd, bufRev     []float64
+
+	// Replay prefixes, bit-identical to lazymask.Check: time after
+	// position k, and excess (Σ max(0, v − Tol)) up to position k.
+	preTime, preExcess []float64
+	excess             float64
+}
+
+// newState allocates the per-instance storage.
+func newState(inst *lazymask.Instance) *state {
+	n := inst.N
+	s := &state{inst: inst, n: n, dist: inst.Matrix(), tsptw: inst.Problem == lazymask.TSPTW}
+	s.tour = make([]int, n)
+	s.fwdCost = make([]float64, n)
+	s.bwdCost = make([]float64, n)
+	s.preTime = make([]float64, n)
+	s.preExcess = make([]float64, n)
+	if s.tsptw {
+		s.fwdSeg = make([]twSeg, n*n)
+		s.revSeg = make([]twSeg, n*n)
+		s.nodes = make([]twSeg, n)
+		s.nodes[0] = depotSeg()
+		for v := 1; v < n; v++ {
+			s.nodes[v] = nodeSeg(v, inst.Early[v], inst.Late[v]+lazymask.Tol, inst.Service[v])
+		}
+	} else {
+		s.load = make([]float64, n)
+		s.bufFwd = make([]float64, n)
+		s.bufRev = make([]float64, n)
+	}
+	return s
+}
+
+// d is the travel time from node i to node j.
+func (s *state) d(i, j int) float64 { return s.dist[i*s.n+j] }
+
+// set loads tour (a valid permutation starting at 0) and rebuilds all data.
+func (s *state) set(tour []int) {
+	n := s.n
+	copy(s.tour, tour)
+	t := s.tour
+	s.fwdCost[0], s.bwdCost[0] = 0, 0
+	for k := 1; k < n; k++ {
+		s.fwdCost[k] = s.fwdCost[k-1] + s.d(t[k-1], t[k])
+		s.bwdCost[k] = s.bwdCost[k-1] + s.d(t[k], t[k-1])
+	}
+	s.cost = s.fwdCost[n-1] + s.d(t[n-1], 0)
+	s.replayPrefix()
+	if s.tsptw {
+		for i := 0; i < n; i++ {
+			row := i * n
+			s.fwdSeg[row+i] = s.nodes[t[i]]
+			s.revSeg[row+i] = s.nodes[t[i]]
+			for j := i + 1; j < n; j++ {
+				s.fwdSeg[row+j] = concat(s.fwdSeg[row+j-1], s.nodes[t[j]], s.d(t[j-1], t[j]))
+				s.revSeg[row+j] = concat(s.nodes[t[j]], s.revSeg[row+j-1], s.d(t[j], t[j-1]))
+			}
+		}
+		return
+	}
+	in := s.inst
+	s.load[0] = 0
+	s.bufFwd[0], s.bufRev[0] = math.Inf(1), math.Inf(1)
+	for k := 1; k < n; k++ {
+		v := t[k]
+		s.load[k] = s.load[k-1] + in.Demand[v]
+		s.bufFwd[k] = in.Draft[v] - s.load[k]
+		s.bufRev[k] = in.Draft[v] + s.load[k-1]
+	}
+	s.slackFwd.build(s.bufFwd)
+	s.slackRev.build(s.bufRev)
+}
+
+// replayPrefix recomputes the replay prefixes of the current tour with the
+// same arithmetic as lazymask.Check.
+func (s *state) replayPrefix() {
+	in := s.inst
+	t, load, ex := 0.0, 0.0, 0.0
+	s.preTime[0], s.preExcess[0] = 0, 0
+	for k := 1; k < s.n; k++ {
+		cur := s.tour[k]
+		var v float64
+		if s.tsptw {
+			arr := t + s.d(s.tour[k-1], cur)
+			v = math.Max(0, arr-in.Late[cur])
+			t = math.Max(arr, in.Early[cur]) + in.Service[cur]
+		} else {
+			load += in.Demand[cur]
+			v = math.Max(0, load-in.Draft[cur])
+		}
+		if v > lazymask.Tol {
+			ex += v - lazymask.Tol
+		}
+		s.preTime[k], s.preExcess[k] = t, ex
+	}
+	s.excess = ex
+}
+
+// first and last return the nodes a piece starts and ends with.
+func (s *state) first(p piece) int {
+	if p.rev {
+		return s.tour[p.to]
+	}
+	return s.tour[p.from]
+}
+
+func (s *state) last(p piece) int {
+	if p.rev {
+		return s.tour[p.from]
+	}
+	return s.tour[p.to]
+}
+
+// pathCost is the closed length of the tour the pieces describe.
+func (s *state) pathCost(ps []piece) float64 {
+	c := 0.0
+	prev := -1
+	for _, p := range ps {
+		if p.rev {
+			c += s.bwdCost[p.to] - s.bwdCost[p.from]
+		} else {
+			c += s.fwdCost[p.to] - s.fwdCost[p.from]
+		}
+		if prev >= 0 {
+			c += s.d(prev, s.first(p))
+		}
+		prev = s.last(p)
+	}
+	return c + s.d(prev, 0)
+}
+
+// feasible reports in O(len(ps)) whether the tour the pieces describe
+// passes lazymask.Check (up to floating-point rounding at the tolerance
+// boundary; accepted moves are confirmed by a replay).
+func (s *state) feasible(ps []piece) bool {
+	if s.tsptw {
+		n := s.n
+		var seg twSeg
+		for k, p := range ps {
+			var ps twSeg
+			if p.rev {
+				ps = s.revSeg[p.from*n+p.to]
+			} else {
+				ps = s.fwdSeg[p.from*n+p.to]
+			}
+			if k == 0 {
+				seg = ps
+			} else {
+				seg = concat(seg, ps, s.d(seg.last, ps.first))
+			}
+			if seg.warp > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	shift := 0.0 // load before the piece in the new tour
+	for _, p := range ps {
+		lo := max(p.from, 1)
+		if lo > p.to {
+			continue
+		}
+		if p.rev {
+			if s.slackRev.min(lo, p.to)-shift-s.load[p.to] < -lazymask.Tol {
+				return false
+			}
+		} else if s.slackFwd.min(lo, p.to)-shift+s.load[lo-1] < -lazymask.Tol {
+			return false
+		}
+		shift += s.load[p.to] - s.load[lo-1]
+	}
+	return true
+}
+
+// replay evaluates the tour the pieces describe exactly as lazymask.Check
+// does, reusing the current tour's prefix for the first piece, and returns
+// its excess violation Σ max(0, v − Tol) (zero exactly when feasible). It
+// stops early once the excess exceeds limit.
+func (s *state) replay(ps []piece, limit float64) float64 {
+	in := s.inst
+	head := ps[0].to
+	t, ex := s.preTime[head], s.preExcess[head]
+	load := 0.0
+	if !s.tsptw {
+		load = s.load[head]
+	}
+	prev := s.tour[head]
+	for _, p := range ps[1:] {
+		for q := 0; q <= p.to-p.from; q++ {
+			var cur int
+			if p.rev {
+				cur = s.tour[p.to-q]
+			} else {
+				cur = s.tour[p.from+q]
+			}
+			var v float64
+			if s.tsptw {
+				arr := t + s.d(prev, cur)
+				v = math.Max(0, arr-in.Late[cur])
+				t = math.Max(arr, in.Early[cur]) + in.Service[cur]
+			} else {
+				load += in.Demand[cur]
+				v = math.Max(0, load-in.Draft[cur])
+			}
+			if v > lazymask.Tol {
+				ex += v - lazymask.Tol
+				if ex > limit {
+					return ex
+				}
+			}
+			prev = cur
+		}
+	}
+	return ex
+}
+
+// build writes the tour the pieces describe into dst.
+func (s *state) build(ps []piece, dst []int) []int {
+	dst = dst[:0]
+	for _, p := range ps {
+		if p.rev {
+			for k := p.to; k >= p.from; k-- {
+				dst = append(dst, s.tour[k])
+			}
+		} else {
+			dst = append(dst, s.tour[p.from:p.to+1]...)
+		}
+	}
+	return dst
+}
