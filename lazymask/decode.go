@@ -88,8 +88,10 @@ func Decode(p Policy, insts []*Instance, perInst int, cfg Config) ([]Trajectory,
 // row (greedy or sampled). The StepBatch and score slices handed to the
 // policy are reused across iterations: a policy must not keep them.
 //
-// All instances must share N. Feasibility, cost and violations of each
-// complete tour come from Check.
+// All instances must share N and pass Validate. Decode computes and caches
+// each instance's travel-time matrix (Instance.Matrix); call Matrix first
+// when instances are shared by decodes running in parallel goroutines.
+// Feasibility, cost and violations of each complete tour come from Check.
 func (dc *Decoder) Decode(p Policy, insts []*Instance, perInst int, cfg Config) ([]Trajectory, error) {
 	if len(insts) == 0 {
 		return nil, errors.New("decode: no instances")
@@ -247,3 +249,10 @@ func (dc *Decoder) result(out *Trajectory, t, perInst int, record bool) error {
 	}
 	return nil
 }
+
+// MaskRow returns row r's candidate mask (length N; a view into b.Mask).
+func (b *StepBatch) MaskRow(r int) []bool { return b.Mask[r*b.N : (r+1)*b.N] }
+
+// RIERow writes row r's refinement-intensity one-hots (RIEDim values: the
+// refinement count class 0,1,2,3,≥4, then budget reached no/yes) into dst.
+func (b *StepBatch) RIERow(r int, dst []float32) { RIE(dst, b.Refine[r], b.Budget[r]) }

@@ -269,7 +269,7 @@ func (s *State) Step(node int) error {
 	var v float64
 	switch in.Problem {
 	case TSPTW:
-		arr := s.values[d] + in.dist[cur*n+node]
+		arr := s.values[d] + in.Matrix()[cur*n+node]
 		v = math.Max(arr, in.Early[node]) + in.Service[node]
 	default:
 		v = s.values[d] + in.Demand[node]

@@ -28,15 +28,15 @@ func depotSeg() twSeg { return twSeg{} }
 // concat joins a and b with travel time d from a's last node to b's first.
 func concat(a, b twSeg, d float64) twSeg {
 	delta := a.dur - a.warp + d
-	wait := math.Max(b.early-delta-a.late, 0)
-	warp := math.Max(a.early+delta-b.late, 0)
+	wait := max(b.early-delta-a.late, 0)
+	warp := max(a.early+delta-b.late, 0)
 	return twSeg{
 		first: a.first,
 		last:  b.last,
 		dur:   a.dur + b.dur + d + wait,
 		warp:  a.warp + b.warp + warp,
-		early: math.Max(b.early-delta, a.early) - wait,
-		late:  math.Min(b.late-delta, a.late) + warp,
+		early: max(b.early-delta, a.early) - wait,
+		late:  min(b.late-delta, a.late) + warp,
 	}
 }
 

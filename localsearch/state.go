@@ -22,9 +22,9 @@ const maxPieces = 5
 // pieces in O(1) per piece (feasibility and cost), plus the replay prefixes
 // used to evaluate violation exactly while repairing.
 type state struct {
-	inst *lazymask.Instance
-	n    int
-	dist []float64
+	inst  *lazymask.Instance
+	n     int
+	dist  []float64
 	tsptw bool
 
 	tour []int
@@ -82,7 +82,25 @@ func (s *state) d(i, j int) float64 { return s.dist[i*s.n+j] }
 
 // set loads tour (a valid permutation starting at 0) and rebuilds all data.
 func (s *state) set(tour []int) {
+	s.update(tour, true)
+}
+
+// update loads tour; unless full, the time-window tables are rebuilt only
+// where tour differs from the current tour.
+func (s *state) update(tour []int, full bool) {
 	n := s.n
+	lo, hi := 0, n-1
+	if !full {
+		for lo < n && s.tour[lo] == tour[lo] {
+			lo++
+		}
+		for hi >= lo && s.tour[hi] == tour[hi] {
+			hi--
+		}
+		if lo > hi {
+			return
+		}
+	}
 	copy(s.tour, tour)
 	t := s.tour
 	s.fwdCost[0], s.bwdCost[0] = 0, 0
@@ -93,11 +111,15 @@ func (s *state) set(tour []int) {
 	s.cost = s.fwdCost[n-1] + s.d(t[n-1], 0)
 	s.replayPrefix()
 	if s.tsptw {
-		for i := 0; i < n; i++ {
+		// Runs i..j with j < lo or i > hi are unchanged.
+		for i := 0; i <= hi; i++ {
 			row := i * n
-			s.fwdSeg[row+i] = s.nodes[t[i]]
-			s.revSeg[row+i] = s.nodes[t[i]]
-			for j := i + 1; j < n; j++ {
+			j0 := max(i+1, lo)
+			if i >= lo {
+				s.fwdSeg[row+i] = s.nodes[t[i]]
+				s.revSeg[row+i] = s.nodes[t[i]]
+			}
+			for j := j0; j < n; j++ {
 				s.fwdSeg[row+j] = concat(s.fwdSeg[row+j-1], s.nodes[t[j]], s.d(t[j-1], t[j]))
 				s.revSeg[row+j] = concat(s.nodes[t[j]], s.revSeg[row+j-1], s.d(t[j], t[j-1]))
 			}
@@ -157,22 +179,42 @@ func (s *state) last(p piece) int {
 	return s.tour[p.to]
 }
 
-// pathCost is the closed length of the tour the pieces describe.
-func (s *state) pathCost(ps []piece) float64 {
-	c := 0.0
-	prev := -1
-	for _, p := range ps {
-		if p.rev {
-			c += s.bwdCost[p.to] - s.bwdCost[p.from]
-		} else {
-			c += s.fwdCost[p.to] - s.fwdCost[p.from]
-		}
-		if prev >= 0 {
-			c += s.d(prev, s.first(p))
-		}
-		prev = s.last(p)
+// next is the node after position k in the closed tour.
+func (s *state) next(k int) int {
+	if k+1 < s.n {
+		return s.tour[k+1]
 	}
-	return c + s.d(prev, 0)
+	return 0
+}
+
+// delta is the change of the closed tour length that m brings, in O(1).
+func (s *state) delta(m move) float64 {
+	t := s.tour
+	i, j := m.i, m.j
+	switch m.kind {
+	case TwoOpt:
+		a, b, c, nx := t[i-1], t[i], t[j], s.next(j)
+		return s.d(a, c) + s.d(b, nx) - s.d(a, b) - s.d(c, nx) +
+			(s.bwdCost[j] - s.bwdCost[i]) - (s.fwdCost[j] - s.fwdCost[i])
+	case Swap:
+		a, x, y, b := t[i-1], t[i], t[j], s.next(j)
+		if j == i+1 {
+			return s.d(a, y) + s.d(y, x) + s.d(x, b) - s.d(a, x) - s.d(x, y) - s.d(y, b)
+		}
+		x2, y2 := t[i+1], t[j-1]
+		return s.d(a, y) + s.d(y, x2) + s.d(y2, x) + s.d(x, b) -
+			s.d(a, x) - s.d(x, x2) - s.d(y2, y) - s.d(y, b)
+	}
+	e := i + m.k - 1
+	p, q := t[i-1], s.next(e)
+	sf, sl := t[i], t[e]
+	inner := 0.0
+	if m.rev {
+		sf, sl = sl, sf
+		inner = (s.bwdCost[e] - s.bwdCost[i]) - (s.fwdCost[e] - s.fwdCost[i])
+	}
+	u, w := t[j], s.next(j)
+	return s.d(p, q) - s.d(p, t[i]) - s.d(t[e], q) + s.d(u, sf) + s.d(sl, w) - s.d(u, w) + inner
 }
 
 // feasible reports in O(len(ps)) whether the tour the pieces describe
@@ -216,6 +258,17 @@ func (s *state) feasible(ps []piece) bool {
 		shift += s.load[p.to] - s.load[lo-1]
 	}
 	return true
+}
+
+// revInfeasible reports whether the 2-opt move reversing positions i..j
+// (1 ≤ i < j) is infeasible because of the reversed run itself: a time warp
+// inside it (TSPTW), or a draft limit exceeded by its loads on top of the
+// unchanged prefix's load (TSPDL). Both verdicts carry over to i..j+1.
+func (s *state) revInfeasible(i, j int) bool {
+	if s.tsptw {
+		return s.revSeg[i*s.n+j].warp > 0
+	}
+	return s.slackRev.min(i, j)-s.load[i-1]-s.load[j] < -lazymask.Tol
 }
 
 // replay evaluates the tour the pieces describe exactly as lazymask.Check

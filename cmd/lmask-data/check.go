@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:  "check",
+		Usage: "replay every tour with the checker and print the paper's metrics",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "instances", Usage: "instances Parquet file", Required: true},
+			&cli.StringFlag{Name: "solutions", Usage: "solutions Parquet file", Required: true},
+			&cli.StringFlag{Name: "reference", Usage: "reference solutions Parquet file (for the gap)"},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
+		},
+		Action: checkAction,
+	})
+}
+
+// relabel replaces the generic file label of an Evaluate error by a path.
+func relabel(err error, label, path string) error {
+	msg := err.Error()
+	if strings.HasPrefix(msg, label+":") {
+		return fmt.Errorf("%s%s", path, strings.TrimPrefix(msg, label))
+	}
+	return err
+}
+
+func checkAction(c *cli.Context) error {
+	d, err := datasets.ReadInstances(c.String("instances"))
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	sols, _, err := datasets.ReadSolutions(c.String("solutions"))
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	var refs []datasets.Solution
+	if rp := c.String("reference"); rp != "" {
+		if refs, _, err = datasets.ReadSolutions(rp); err != nil {
+			return fmt.Errorf("check: %w", err)
+		}
+	}
+	m, err := datasets.Evaluate(d.Instances, sols, refs)
+	if err != nil {
+		err = relabel(err, "solutions", c.String("solutions"))
+		err = relabel(err, "reference", c.String("reference"))
+		return fmt.Errorf("check: %w", err)
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return fmt.Errorf("check: %w", err)
+		}
+		fmt.Fprintln(w, string(b))
+		return nil
+	}
+	fmt.Fprintf(w, "instances        %d\n", m.Instances)
+	fmt.Fprintf(w, "solution rows    %d (%d complete tours, %d without a tour)\n", m.Rows, m.Tours, m.MissingTours)
+	fmt.Fprintf(w, "feasible tours   %d; violating by more than %g: %d (max total violation %.6g)\n",
+		m.FeasibleTours, lazymask.Tol, m.ViolatingTours, m.MaxViolation)
+	fmt.Fprintf(w, "sol_infeasible   %.4f%%\n", 100*m.SolInfeasible)
+	fmt.Fprintf(w, "inst_infeasible  %.4f%%\n", 100*m.InstInfeasible)
+	fmt.Fprintf(w, "obj              %.6g (over %d instances)\n", m.Obj, m.ObjCount)
+	if refs != nil {
+		fmt.Fprintf(w, "gap              %.4f%% (over %d instances)\n", 100*m.Gap, m.GapCount)
+	}
+	fmt.Fprintf(w, "mean_length      %.6g\n", m.MeanLength)
+	return nil
+}

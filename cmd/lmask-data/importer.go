@@ -1,0 +1,151 @@
+package main
+
+import (
+	"archive/zip"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/datasets"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:  "import",
+		Usage: "convert the paper's .npz files or a text benchmark (file or directory) to Parquet",
+		Description: "An instance .npz becomes an instances file; a reference .npz (solutions, costs) becomes a\n" +
+			"solutions file and needs --instances, the instances file it refers to. A LIB (Dumas, Gendreau,\n" +
+			"Ohlmann-Thomas) or Rakke file or directory becomes an instances file; its optimal.csv or\n" +
+			"best_known.csv becomes a cost-only solutions file at --references (default OUT with .refs.parquet).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "in", Usage: "input .npz file, benchmark file or benchmark directory", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "output Parquet file", Required: true},
+			&cli.StringFlag{Name: "instances", Usage: "instances Parquet file a reference .npz refers to"},
+			&cli.StringFlag{Name: "format", Usage: "npz, dumas or rakke (detected when empty)"},
+			&cli.StringFlag{Name: "references", Usage: "where a benchmark's reference values go (default OUT.refs.parquet)"},
+			&cli.StringFlag{Name: "coords", Usage: "directory of Solomon-style coordinate files for LIB instances (default: sibling tsptw-dumas-coords)"},
+			&cli.StringFlag{Name: "fallback", Usage: "coordinates when none exist: mds (classical MDS of the matrix) or error", Value: datasets.FallbackMDS},
+		},
+		Action: importAction,
+	})
+}
+
+func npzMembers(path string) ([]string, error) {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable npz (zip) file: %w", path, err)
+	}
+	defer zr.Close()
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, strings.TrimSuffix(f.Name, ".npy"))
+	}
+	return names, nil
+}
+
+func importAction(c *cli.Context) error {
+	in, out := c.String("in"), c.String("out")
+	if _, err := os.Stat(in); err != nil {
+		return fmt.Errorf("import: --in: %w", err)
+	}
+	format := c.String("format")
+	if format == "" && strings.HasSuffix(in, ".npz") {
+		format = "npz"
+	}
+	switch format {
+	case "npz":
+		return importNPZ(c, in, out)
+	case "", datasets.FormatLIB, datasets.FormatRakke:
+		return importBenchmark(c, in, out, format)
+	}
+	return fmt.Errorf("import: unknown --format %q (want npz, dumas or rakke)", format)
+}
+
+func importNPZ(c *cli.Context, in, out string) error {
+	names, err := npzMembers(in)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	isRef := false
+	for _, n := range names {
+		if n == "solutions" {
+			isRef = true
+		}
+	}
+	if !isRef {
+		d, err := datasets.ImportNPZInstances(in)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		if err := datasets.WriteInstances(out, d.Meta, d.Instances, d.KnownTours, datasets.WriterOptions{}); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		fmt.Fprintf(c.App.Writer, "wrote %d %s-%d instances to %s\n", len(d.Instances), d.Meta.Problem, d.Meta.Size, out)
+		return nil
+	}
+	ip := c.String("instances")
+	if ip == "" {
+		return fmt.Errorf("import: %s holds reference tours: --instances (the instances file they refer to) is required", in)
+	}
+	d, err := datasets.ReadInstances(ip)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	sols, meta, err := datasets.ImportNPZReferences(in, d.Instances)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	meta.Instances = ip
+	if err := datasets.WriteSolutions(out, meta, sols, datasets.WriterOptions{}); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	tours, viol := 0, 0
+	for _, s := range sols {
+		if s.Tour != nil {
+			tours++
+			if !s.Feasible {
+				viol++
+			}
+		}
+	}
+	fmt.Fprintf(c.App.Writer, "wrote %d %s references (%d tours, %d violating by more than %g) to %s\n",
+		len(sols), meta.Source, tours, viol, 1e-5, out)
+	return nil
+}
+
+func importBenchmark(c *cli.Context, in, out, format string) error {
+	bm, err := datasets.ImportBenchmark(in, format, datasets.BenchmarkOptions{
+		CoordsDir: c.String("coords"), Fallback: c.String("fallback")})
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	refPath := c.String("references")
+	if refPath == "" && len(bm.References) > 0 {
+		refPath = strings.TrimSuffix(out, ".parquet") + ".refs.parquet"
+	}
+	if refPath == out {
+		return fmt.Errorf("import: --references must differ from --out")
+	}
+	if err := datasets.WriteInstances(out, bm.Dataset.Meta, bm.Dataset.Instances, bm.Dataset.KnownTours, datasets.WriterOptions{}); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	mds := 0
+	for _, s := range bm.CoordSource {
+		if s == "mds" {
+			mds++
+		}
+	}
+	fmt.Fprintf(c.App.Writer, "wrote %d %s instances (%s format, %d with MDS coordinates) to %s\n",
+		len(bm.Dataset.Instances), bm.Dataset.Meta.Problem, bm.Format, mds, out)
+	if refPath != "" && len(bm.References) > 0 {
+		bm.RefMeta.Instances = out
+		if err := datasets.WriteSolutions(refPath, bm.RefMeta, bm.References, datasets.WriterOptions{}); err != nil {
+			os.Remove(out)
+			return fmt.Errorf("import: %w", err)
+		}
+		fmt.Fprintf(c.App.Writer, "wrote %d %s reference values to %s\n", len(bm.References), bm.RefMeta.Source, refPath)
+	}
+	return nil
+}

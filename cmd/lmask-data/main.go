@@ -1,0 +1,45 @@
+// Command lmask-data generates, imports, inspects and checks lmask datasets
+// (Parquet files of TSPTW/TSPDL instances and solutions).
+//
+//	lmask-data generate --problem tsptw --size 50 --hardness hard --count 10000 --seed 1 --out train.parquet
+//	lmask-data import --in tsptw50_test_hard_seed2025.npz --out test.parquet
+//	lmask-data import --in pyvrp_50_hard.npz --instances test.parquet --out ref.parquet
+//	lmask-data inspect test.parquet
+//	lmask-data check --instances test.parquet --solutions ref.parquet --json
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+)
+
+// commands is the command list; files of this package append to it from
+// init functions.
+var commands []*cli.Command
+
+// run executes the CLI with args (without the program name), writing to
+// stdout and stderr; it returns the command's error.
+func run(args []string, stdout, stderr io.Writer) error {
+	cmds := append([]*cli.Command(nil), commands...)
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+	app := &cli.App{
+		Name:           "lmask-data",
+		Usage:          "generate, import, inspect and check lmask datasets",
+		Commands:       cmds,
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	return app.Run(append([]string{"lmask-data"}, args...))
+}
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "lmask-data:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/lazymask"
+)
+
+// DefaultBudget is the backtrack budget R used when --budget is not given
+// (the paper's setting for TSPTW-50 hard).
+const DefaultBudget = 200
+
+// config is the parsed command line.
+type config struct {
+	model, data, out   string
+	reference, metrics string
+	budget             int
+	lookahead          lazymask.Lookahead
+	aug, samples       int
+	seed               uint64
+	batch, limit       int
+	threads, workers   int
+	device             string
+	allTours           bool
+	improve            bool
+	improveBudget      time.Duration
+	improveKicks       int
+	stdout, stderr     io.Writer
+	progress           bool
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:            "lmask-infer",
+		Usage:           "solve a Parquet dataset with an exported LMask model (onnxruntime)",
+		Version:         Version,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "model", Required: true, Usage: "model directory (encoder.onnx, decoder.onnx, config.json)"},
+			&cli.StringFlag{Name: "data", Required: true, Usage: "instances Parquet file"},
+			&cli.StringFlag{Name: "out", Required: true, Usage: "solutions Parquet file to write (atomically)"},
+			&cli.IntFlag{Name: "budget", Value: DefaultBudget, Usage: "backtrack budget R per trajectory (-1 = unlimited); the paper uses 200 for TSPTW-50 hard"},
+			&cli.StringFlag{Name: "lookahead", Value: "tsl", Usage: "look-ahead mask: ssl or tsl (none for plain TSP masking)"},
+			&cli.IntFlag{Name: "aug", Value: lazymask.NumAugment, Usage: "dihedral augmentations: 8 or 1"},
+			&cli.IntFlag{Name: "samples", Value: 0, Usage: "sampled trajectories per augmentation (0 = greedy)"},
+			&cli.Uint64Flag{Name: "seed", Value: 2025, Usage: "sampling seed"},
+			&cli.IntFlag{Name: "batch", Value: engine.DefaultBatch, Usage: "instances per decode batch"},
+			&cli.IntFlag{Name: "threads", Value: 0, Usage: "onnxruntime intra-op threads per session (0 = cores / workers)"},
+			&cli.IntFlag{Name: "workers", Value: 0, Usage: "concurrent decode batches (0 = one per core, at most 2)"},
+			&cli.StringFlag{Name: "device", Value: engine.DeviceCPU, Usage: "cpu or cuda (no fallback when cuda is unavailable)"},
+			&cli.IntFlag{Name: "limit", Value: 0, Usage: "solve only the first K instances (0 = all)"},
+			&cli.StringFlag{Name: "reference", Usage: "reference solutions Parquet file for the gap"},
+			&cli.StringFlag{Name: "metrics-json", Usage: "write the metrics as JSON to this file"},
+			&cli.BoolFlag{Name: "all-tours", Usage: "write every decoded tour instead of the best per instance"},
+			&cli.BoolFlag{Name: "improve", Usage: "apply local search to the best tour of each instance"},
+			&cli.DurationFlag{Name: "improve-budget", Value: 0, Usage: "local-search time limit per instance (0 = until a local optimum)"},
+			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance"},
+		},
+		Action: func(c *cli.Context) error {
+			cfg, err := parseConfig(c, stdout, stderr)
+			if err != nil {
+				return err
+			}
+			return infer(c.Context, cfg)
+		},
+	}
+}
+
+func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
+	if c.NArg() > 0 {
+		return config{}, usageError{fmt.Sprintf("unexpected arguments: %v", c.Args().Slice())}
+	}
+	look, err := lazymask.ParseLookahead(c.String("lookahead"))
+	if err != nil {
+		return config{}, usageError{"--lookahead: " + err.Error()}
+	}
+	cfg := config{
+		model: c.String("model"), data: c.String("data"), out: c.String("out"),
+		reference: c.String("reference"), metrics: c.String("metrics-json"),
+		budget: c.Int("budget"), lookahead: look, aug: c.Int("aug"), samples: c.Int("samples"),
+		seed: c.Uint64("seed"), batch: c.Int("batch"), limit: c.Int("limit"),
+		threads: c.Int("threads"), workers: c.Int("workers"), device: c.String("device"),
+		allTours: c.Bool("all-tours"), improve: c.Bool("improve"),
+		improveBudget: c.Duration("improve-budget"), improveKicks: c.Int("improve-kicks"),
+		stdout: stdout, stderr: stderr, progress: isTerminal(stderr),
+	}
+	switch {
+	case cfg.aug != 1 && cfg.aug != lazymask.NumAugment:
+		return cfg, usageError{fmt.Sprintf("--aug %d: want 1 or %d", cfg.aug, lazymask.NumAugment)}
+	case cfg.samples < 0:
+		return cfg, usageError{fmt.Sprintf("--samples %d: want ≥ 0", cfg.samples)}
+	case cfg.budget < lazymask.Unlimited:
+		return cfg, usageError{fmt.Sprintf("--budget %d: want ≥ 0 or -1 (unlimited)", cfg.budget)}
+	case cfg.batch < 1:
+		return cfg, usageError{fmt.Sprintf("--batch %d: want ≥ 1", cfg.batch)}
+	case cfg.limit < 0:
+		return cfg, usageError{fmt.Sprintf("--limit %d: want ≥ 0", cfg.limit)}
+	case cfg.threads < 0 || cfg.workers < 0:
+		return cfg, usageError{"--threads and --workers must be ≥ 0"}
+	case cfg.device != engine.DeviceCPU && cfg.device != engine.DeviceCUDA:
+		return cfg, usageError{fmt.Sprintf("--device %q: want cpu or cuda", cfg.device)}
+	case cfg.improveKicks < 0 || cfg.improveBudget < 0:
+		return cfg, usageError{"--improve-budget and --improve-kicks must be ≥ 0"}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/localsearch"
+)
+
+// Source is the producer name written into solution rows.
+const (
+	Source         = "lmask"
+	SourceImproved = "lmask+ls"
+)
+
+// infer runs the whole command: open the model and the dataset, stream the
+// row groups through the solver, write the tours, print the metrics.
+func infer(ctx context.Context, cfg config) error {
+	start := time.Now()
+	var tl tally
+
+	eng, err := engine.Open(cfg.model, engine.Options{Device: cfg.device, Threads: cfg.threads, Workers: cfg.workers})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	mcfg := eng.Config()
+
+	t0 := time.Now()
+	rd, err := datasets.OpenInstances(cfg.data)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	meta := rd.Metadata()
+	if meta.Problem != "" && meta.Problem != mcfg.Problem {
+		return fmt.Errorf("dataset %s holds %s instances, the model in %s was trained for %s", cfg.data, meta.Problem, cfg.model, mcfg.Problem)
+	}
+	var ref map[int64]float64
+	if cfg.reference != "" {
+		if ref, err = readReference(cfg.reference); err != nil {
+			return err
+		}
+	}
+	total := rd.NumRows()
+	if cfg.limit > 0 && int64(cfg.limit) < total {
+		total = int64(cfg.limit)
+	}
+	w, err := datasets.CreateSolutions(cfg.out, datasets.Metadata{
+		Kind: datasets.KindSolutions, Problem: mcfg.Problem, Size: meta.Size, Source: Source, Instances: cfg.data,
+	}, datasets.WriterOptions{})
+	if err != nil {
+		return err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			w.Abort()
+		}
+	}()
+	tl.io += time.Since(t0)
+
+	solver, err := eng.NewSolver(engine.SolveOptions{
+		Aug: cfg.aug, Samples: cfg.samples, Budget: cfg.budget, Lookahead: cfg.lookahead,
+		Semantics: lazymask.Test, Seed: cfg.seed, Batch: cfg.batch, AllTours: cfg.allTours,
+	})
+	if err != nil {
+		return err
+	}
+	defer solver.Close()
+	bar := newProgress(cfg.progress, cfg.stderr, total)
+	warned := false
+	var done int64
+	for done < total {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		b, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		tl.io += time.Since(t0)
+		insts := b.Instances
+		if rest := total - done; int64(len(insts)) > rest {
+			insts = insts[:rest]
+		}
+		if len(insts) == 0 {
+			continue
+		}
+		for i, in := range insts {
+			if in.Problem.String() != mcfg.Problem {
+				return fmt.Errorf("%s row %d: %s instance, the model in %s was trained for %s", cfg.data, b.Offset+int64(i), in.Problem, cfg.model, mcfg.Problem)
+			}
+			if !warned && farFromTrainSize(in.N, mcfg.TrainSize) {
+				fmt.Fprintf(cfg.stderr, "warning: %s row %d has N=%d nodes, far from the model's training size %d; expect weaker results\n",
+					cfg.data, b.Offset+int64(i), in.N, mcfg.TrainSize)
+				warned = true
+			}
+		}
+		solver.SetProgress(bar.batch())
+		bs := time.Now()
+		sols, err := solver.Solve(insts)
+		if err != nil {
+			return err
+		}
+		perInst := time.Since(bs).Seconds() / float64(len(insts))
+		var improved []*localsearch.Result
+		if cfg.improve {
+			ls := time.Now()
+			if improved, err = improveAll(insts, sols, cfg, eng.Options().Workers); err != nil {
+				return err
+			}
+			tl.ls += time.Since(ls)
+		}
+		t0 = time.Now()
+		for i, in := range insts {
+			idx := b.Offset + int64(i)
+			if err := writeInstance(w, in, idx, &sols[i], improved, i, cfg.allTours, perInst); err != nil {
+				return err
+			}
+			cost, costOrig := finalCost(in, &sols[i], improved, i)
+			r, ok := ref[idx]
+			if !ok {
+				r = math.NaN()
+			}
+			tl.add(sols[i].Decoded, sols[i].Feasible, cost, costOrig, r)
+			if improved != nil && improved[i] != nil {
+				tl.improved++
+			}
+		}
+		tl.io += time.Since(t0)
+		done += int64(len(insts))
+		bar.advance(len(insts))
+	}
+	bar.finish()
+	t0 = time.Now()
+	if err := w.Close(); err != nil {
+		return err
+	}
+	committed = true
+	tl.io += time.Since(t0)
+
+	m := tl.metrics(time.Since(start), solver.Stats())
+	printTable(cfg.stdout, m, ref != nil)
+	if cfg.metrics != "" {
+		if err := writeJSON(cfg.metrics, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// farFromTrainSize reports whether n is outside [train/2, 2·train].
+func farFromTrainSize(n, train int) bool {
+	return train > 0 && (n > 2*train || 2*n < train)
+}
+
+// finalCost returns the cost of the instance's final tour (the improved
+// one when local search found a better feasible tour) in normalised and
+// original units, or +Inf when it has no feasible tour.
+func finalCost(in *lazymask.Instance, s *engine.Solution, improved []*localsearch.Result, i int) (float64, float64) {
+	if improved != nil && improved[i] != nil {
+		c := improved[i].Cost
+		return c, c * in.Scale
+	}
+	if !s.Best.Feasible {
+		return math.Inf(1), math.Inf(1)
+	}
+	return s.Best.Cost, s.Best.Cost * in.Scale
+}
+
+// writeInstance writes the best tour (or all tours) of one instance, and
+// the improved tour when local search produced one.
+func writeInstance(w *datasets.SolutionWriter, in *lazymask.Instance, idx int64, s *engine.Solution,
+	improved []*localsearch.Result, i int, all bool, seconds float64) error {
+	tours := []engine.Tour{s.Best}
+	if all {
+		tours = s.Tours
+	}
+	for _, t := range tours {
+		if all || improved == nil || improved[i] == nil {
+			row := solutionRow(in, idx, t, Source, seconds)
+			if err := w.Write(&row); err != nil {
+				return err
+			}
+		}
+	}
+	if improved != nil && improved[i] != nil {
+		r := improved[i]
+		t := s.Best
+		t.Nodes, t.Cost, t.Feasible = r.Tour, r.Cost, r.Feasible
+		t.Violation, t.ViolatedNodes, t.Failed = r.Violation, r.Check.ViolatedNodes, false
+		row := solutionRow(in, idx, t, SourceImproved, seconds+r.Elapsed.Seconds())
+		if err := w.Write(&row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func solutionRow(in *lazymask.Instance, idx int64, t engine.Tour, source string, seconds float64) datasets.Solution {
+	return datasets.Solution{
+		Instance: idx, Tour: t.Nodes, Cost: t.Cost, CostOrig: t.Cost * in.Scale,
+		Feasible: t.Feasible, Violation: t.Violation, ViolatedNodes: t.ViolatedNodes,
+		Backtracks: t.Backtracks, SolveTime: seconds, Source: source, Aug: t.Aug, Sample: t.Sample,
+	}
+}
+
+// improveAll runs local search on the best complete tour of each instance
+// and keeps a result only when lazymask.Check confirms it is feasible and
+// better than the decoded best.
+func improveAll(insts []*lazymask.Instance, sols []engine.Solution, cfg config, workers int) ([]*localsearch.Result, error) {
+	out := make([]*localsearch.Result, len(insts))
+	opt := localsearch.Options{TimeLimit: cfg.improveBudget, Kicks: cfg.improveKicks, Seed: cfg.seed}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		next = make(chan int, len(insts))
+	)
+	for i := range insts {
+		next <- i
+	}
+	close(next)
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				best := sols[i].Best
+				if best.Nodes == nil {
+					continue
+				}
+				r, err := localsearch.Improve(insts[i], best.Nodes, opt)
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("improve instance %d (%q): %w", i, insts[i].Name, err))
+					mu.Unlock()
+					continue
+				}
+				res, cerr := lazymask.Check(insts[i], r.Tour)
+				if cerr != nil || !res.Feasible {
+					continue
+				}
+				if best.Feasible && res.Cost >= best.Cost {
+					continue
+				}
+				r.Cost, r.Feasible = res.Cost, true
+				out[i] = &r
+			}
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/lazymask"
+)
+
+const tinyTSPTW = "../../engine/testdata/tiny-tsptw"
+
+func needRuntime(t *testing.T) {
+	t.Helper()
+	if err := engine.Available(); err != nil {
+		t.Skipf("onnxruntime not available (set %s to libonnxruntime.so, e.g. after scripts/setup.sh): %v", engine.LibraryEnv, err)
+	}
+}
+
+// fixture writes a generated dataset and a reference file built from the
+// generator's known feasible tours.
+func fixture(t *testing.T, p lazymask.Problem, hardness string, n, count int) (data, ref string, insts []*lazymask.Instance) {
+	t.Helper()
+	dir := t.TempDir()
+	data = filepath.Join(dir, "data.parquet")
+	cfg := datasets.GenConfig{Problem: p, N: n, Hardness: hardness, Seed: 3}
+	meta, err := datasets.GenerateFile(data, cfg, count, datasets.WriterOptions{RowGroupRows: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts, tours, err := datasets.Generate(cfg, count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sols []datasets.Solution
+	for i, in := range insts {
+		if tours[i] == nil {
+			continue
+		}
+		s, err := datasets.Checked(in, int64(i), tours[i], "known")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sols = append(sols, s)
+	}
+	ref = filepath.Join(dir, "ref.parquet")
+	meta.Kind = datasets.KindSolutions
+	if err := datasets.WriteSolutions(ref, meta, sols, datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return data, ref, insts
+}
+
+func runCLI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), append([]string{"lmask-infer"}, args...), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestInferEndToEnd(t *testing.T) {
+	needRuntime(t)
+	data, refPath, insts := fixture(t, lazymask.TSPTW, datasets.Hard, 10, 20)
+	dir := t.TempDir()
+	out, mj := filepath.Join(dir, "sol.parquet"), filepath.Join(dir, "m.json")
+	stdout, stderr, err := runCLI(t, "--model", tinyTSPTW, "--data", data, "--out", out, "--reference", refPath,
+		"--metrics-json", mj, "--budget", "50", "--batch", "3", "--all-tours")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	for _, w := range []string{"solution infeasibility", "instance infeasibility", "objective", "gap", "wall time"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("metrics table lacks %q:\n%s", w, stdout)
+		}
+	}
+	sols, meta, err := datasets.ReadSolutions(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Problem != "tsptw" || len(sols) != 8*len(insts) {
+		t.Fatalf("%d rows (problem %q), want %d", len(sols), meta.Problem, 8*len(insts))
+	}
+	refSols, _, err := datasets.ReadSolutions(refPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refCost := map[int64]float64{}
+	for _, s := range refSols {
+		refCost[s.Instance] = s.Cost
+	}
+	// Recompute every metric from the written tours with the checker.
+	best := make([]float64, len(insts))
+	for i := range best {
+		best[i] = math.Inf(1)
+	}
+	infeasibleTours := 0
+	for _, s := range sols {
+		in := insts[s.Instance]
+		if s.Tour == nil {
+			if s.Feasible {
+				t.Errorf("instance %d: a row without a tour claims feasibility", s.Instance)
+			}
+			infeasibleTours++
+			continue
+		}
+		res, cerr := lazymask.Check(in, s.Tour)
+		if s.Feasible != (cerr == nil) {
+			t.Errorf("instance %d aug %d: row says feasible=%v, Check says %v", s.Instance, s.Aug, s.Feasible, cerr)
+		}
+		if math.Abs(res.Cost-s.Cost) > 1e-9 || math.Abs(res.Cost*in.Scale-s.CostOrig) > 1e-6 {
+			t.Errorf("instance %d aug %d: cost %v/%v, Check %v", s.Instance, s.Aug, s.Cost, s.CostOrig, res.Cost)
+		}
+		if cerr != nil {
+			infeasibleTours++
+			continue
+		}
+		best[s.Instance] = math.Min(best[s.Instance], res.Cost)
+	}
+	var objSum, gapSum float64
+	var objN, gapN, noFeas int
+	for i, c := range best {
+		if math.IsInf(c, 1) {
+			noFeas++
+			continue
+		}
+		objSum += c
+		objN++
+		if r, ok := refCost[int64(i)]; ok {
+			gapSum += (c - r) / r * 100
+			gapN++
+		}
+	}
+	b, err := os.ReadFile(mj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Metrics
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	near := func(name string, got, want float64) {
+		if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s = %v, recomputed %v", name, got, want)
+		}
+	}
+	near("sol_infeasible", m.SolInfeasible, 100*float64(infeasibleTours)/float64(len(sols)))
+	near("inst_infeasible", m.InstInfeasible, 100*float64(noFeas)/float64(len(insts)))
+	if objN > 0 {
+		if m.Obj == nil {
+			t.Fatal("obj is null")
+		}
+		near("obj", *m.Obj, objSum/float64(objN))
+	}
+	if gapN > 0 {
+		if m.Gap == nil {
+			t.Fatal("gap is null")
+		}
+		near("gap", *m.Gap, gapSum/float64(gapN))
+		if *m.Gap < -1e-9 && gapN == objN {
+			t.Logf("note: negative gap %v (the reference is a known tour, not an optimum)", *m.Gap)
+		}
+	}
+	if m.Seconds <= 0 || m.Instances != len(insts) || m.Tours != len(sols) {
+		t.Errorf("metrics %+v", m)
+	}
+	if objN == 0 || gapN == 0 {
+		t.Errorf("no feasible instance (%d) or no gap (%d): the test exercises nothing", objN, gapN)
+	}
+	t.Logf("tiny untrained model on %d TSPTW-10: %s", len(insts), b)
+}
+
+func TestInferBestImproveAndLimit(t *testing.T) {
+	needRuntime(t)
+	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Medium, 10, 15)
+	out := filepath.Join(t.TempDir(), "sol.parquet")
+	_, stderr, err := runCLI(t, "--model", tinyTSPTW, "--data", data, "--out", out, "--limit", "9",
+		"--aug", "1", "--budget", "0", "--improve", "--workers", "1")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	sols, _, err := datasets.ReadSolutions(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sols) != 9 {
+		t.Fatalf("%d rows, want one per instance for the first 9", len(sols))
+	}
+	counts := map[string]int{}
+	for i, s := range sols {
+		counts[fmt.Sprintf("%s feasible=%v tour=%v", s.Source, s.Feasible, s.Tour != nil)]++
+		if s.Instance != int64(i) {
+			t.Fatalf("row %d is instance %d", i, s.Instance)
+		}
+		if s.Tour == nil {
+			continue
+		}
+		res, cerr := lazymask.Check(insts[i], s.Tour)
+		if s.Feasible != (cerr == nil) || math.Abs(res.Cost-s.Cost) > 1e-9 {
+			t.Errorf("instance %d (%s): row feasible=%v cost=%v; Check %v cost %v", i, s.Source, s.Feasible, s.Cost, cerr, res.Cost)
+		}
+		if s.Source == SourceImproved && !s.Feasible {
+			t.Errorf("instance %d: an improved tour must be feasible", i)
+		}
+	}
+	t.Logf("rows by kind: %v", counts)
+	if counts["lmask+ls feasible=true tour=true"] == 0 {
+		t.Errorf("local search improved no instance: %v", counts)
+	}
+}
+
+func TestInferRefusesOtherProblem(t *testing.T) {
+	needRuntime(t)
+	data, _, _ := fixture(t, lazymask.TSPDL, datasets.Hard, 10, 4)
+	out := filepath.Join(t.TempDir(), "sol.parquet")
+	_, _, err := runCLI(t, "--model", tinyTSPTW, "--data", data, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "holds tspdl instances") || !strings.Contains(err.Error(), "trained for tsptw") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, serr := os.Stat(out); !os.IsNotExist(serr) {
+		t.Errorf("output written despite the error")
+	}
+}
+
+func TestInferWarnsFarSize(t *testing.T) {
+	needRuntime(t)
+	data, _, _ := fixture(t, lazymask.TSPTW, datasets.Hard, 30, 2)
+	out := filepath.Join(t.TempDir(), "sol.parquet")
+	_, stderr, err := runCLI(t, "--model", tinyTSPTW, "--data", data, "--out", out, "--aug", "1", "--budget", "5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "N=30") || !strings.Contains(stderr, "training size 10") {
+		t.Errorf("stderr lacks the size warning: %q", stderr)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", "m", "--data", "d", "--out", "o", "--aug", "4"}, "--aug 4"},
+		{[]string{"--model", "m", "--data", "d", "--out", "o", "--lookahead", "x"}, "--lookahead"},
+		{[]string{"--model", "m", "--data", "d", "--out", "o", "--device", "tpu"}, "--device"},
+		{[]string{"--data", "d", "--out", "o"}, "model"},
+	} {
+		_, _, err := runCLI(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want one mentioning %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestFarFromTrainSize(t *testing.T) {
+	for _, tc := range []struct {
+		n, train int
+		want     bool
+	}{{50, 50, false}, {100, 50, false}, {101, 50, true}, {25, 50, false}, {24, 50, true}, {500, 0, false}} {
+		if got := farFromTrainSize(tc.n, tc.train); got != tc.want {
+			t.Errorf("farFromTrainSize(%d, %d) = %v", tc.n, tc.train, got)
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/models/features"
+)
+
+// Metrics are the paper's evaluation numbers. Rates and the gap are in
+// percent. Obj is the mean best feasible cost in normalised units (the
+// units the models see and the paper reports) over instances that have a
+// feasible tour, ObjOrig the same in the instances' original units; Gap is the mean over
+// instances of (cost − ref)/ref·100 where both are finite. Obj and Gap are
+// null in JSON when no instance qualifies.
+type Metrics struct {
+	SolInfeasible  float64  `json:"sol_infeasible"`
+	InstInfeasible float64  `json:"inst_infeasible"`
+	Obj            *float64 `json:"obj"`
+	Gap            *float64 `json:"gap"`
+	Seconds        float64  `json:"seconds"`
+	ObjOrig        *float64 `json:"obj_orig"`
+
+	Instances      int `json:"instances"`
+	Tours          int `json:"tours"`
+	InfeasibleSols int `json:"infeasible_tours"`
+	NoFeasible     int `json:"infeasible_instances"`
+	GapInstances   int `json:"gap_instances"`
+	Improved       int `json:"improved,omitempty"`
+
+	Timing Timing `json:"timing"`
+}
+
+// Timing splits Seconds. Encoder, Decoder and GoSide are summed over the
+// decode workers (so they can exceed the wall time on several cores).
+type Timing struct {
+	Encoder     float64 `json:"encoder"`
+	Decoder     float64 `json:"decoder"`
+	GoSide      float64 `json:"go_side"`
+	IO          float64 `json:"io"`
+	LocalSearch float64 `json:"local_search,omitempty"`
+	Solve       float64 `json:"solve_wall"`
+	Workers     int     `json:"workers"`
+}
+
+// tally accumulates metrics over streamed batches.
+type tally struct {
+	tours, infeasibleTours int
+	instances, noFeasible  int
+	objSum, objOrigSum     float64
+	objCount               int
+	gapSum                 float64
+	gapCount               int
+	improved               int
+	io, ls                 time.Duration
+}
+
+// add records one instance: its decoded tour counts, the final best cost
+// (normalised and original units; +Inf when none is feasible) and the
+// reference cost (+Inf or NaN when unknown).
+func (t *tally) add(decoded, feasible int, cost, costOrig, ref float64) {
+	t.instances++
+	t.tours += decoded
+	t.infeasibleTours += decoded - feasible
+	if math.IsInf(cost, 1) || math.IsNaN(cost) {
+		t.noFeasible++
+		return
+	}
+	t.objSum += cost
+	t.objOrigSum += costOrig
+	t.objCount++
+	if ref > 0 && !math.IsInf(ref, 0) && !math.IsNaN(ref) {
+		t.gapSum += (cost - ref) / ref * 100
+		t.gapCount++
+	}
+}
+
+func (t *tally) metrics(wall time.Duration, st engine.Stats) Metrics {
+	m := Metrics{
+		Seconds: wall.Seconds(), Instances: t.instances, Tours: t.tours,
+		InfeasibleSols: t.infeasibleTours, NoFeasible: t.noFeasible, GapInstances: t.gapCount, Improved: t.improved,
+		Timing: Timing{
+			Encoder: st.Encoder.Seconds(), Decoder: st.Decoder.Seconds(), GoSide: st.GoSide().Seconds(),
+			IO: t.io.Seconds(), LocalSearch: t.ls.Seconds(), Solve: st.Wall.Seconds(), Workers: st.Workers,
+		},
+	}
+	if t.tours > 0 {
+		m.SolInfeasible = 100 * float64(t.infeasibleTours) / float64(t.tours)
+	}
+	if t.instances > 0 {
+		m.InstInfeasible = 100 * float64(t.noFeasible) / float64(t.instances)
+	}
+	if t.objCount > 0 {
+		v, o := t.objSum/float64(t.objCount), t.objOrigSum/float64(t.objCount)
+		m.Obj, m.ObjOrig = &v, &o
+	}
+	if t.gapCount > 0 {
+		v := t.gapSum / float64(t.gapCount)
+		m.Gap = &v
+	}
+	return m
+}
+
+// printTable writes the paper-style metrics table.
+func printTable(w io.Writer, m Metrics, hasRef bool) {
+	num := func(p *float64, unit string) string {
+		if p == nil {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.4f%s", *p, unit)
+	}
+	gap := "n/a (no --reference)"
+	if hasRef {
+		gap = num(m.Gap, "%")
+	}
+	fmt.Fprintf(w, "%-24s %s\n", "instances", fmt.Sprint(m.Instances))
+	fmt.Fprintf(w, "%-24s %.2f%% (%d of %d tours)\n", "solution infeasibility", m.SolInfeasible, m.InfeasibleSols, m.Tours)
+	fmt.Fprintf(w, "%-24s %.2f%% (%d instances)\n", "instance infeasibility", m.InstInfeasible, m.NoFeasible)
+	fmt.Fprintf(w, "%-24s %s (original units: %s)\n", "objective", num(m.Obj, ""), num(m.ObjOrig, ""))
+	fmt.Fprintf(w, "%-24s %s\n", "gap", gap)
+	fmt.Fprintf(w, "%-24s %.2f s\n", "wall time", m.Seconds)
+	t := m.Timing
+	fmt.Fprintf(w, "%-24s encoder %.2f s, decoder %.2f s, go-side lazymask %.2f s (summed over %d workers); io %.2f s",
+		"time split", t.Encoder, t.Decoder, t.GoSide, t.Workers, t.IO)
+	if t.LocalSearch > 0 {
+		fmt.Fprintf(w, ", local search %.2f s", t.LocalSearch)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeJSON writes m to path atomically.
+func writeJSON(path string, m Metrics) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode metrics: %w", err)
+	}
+	return features.WriteFileAtomic(path, append(b, '\n'))
+}
+
+// readReference returns the best finite reference cost (normalised units)
+// per instance index from a solutions file; rows with an infeasible tour
+// are ignored.
+func readReference(path string) (map[int64]float64, error) {
+	sols, _, err := datasets.ReadSolutions(path)
+	if err != nil {
+		return nil, fmt.Errorf("read reference: %w", err)
+	}
+	ref := make(map[int64]float64, len(sols))
+	for _, s := range sols {
+		if s.Tour != nil && !s.Feasible {
+			continue
+		}
+		if math.IsInf(s.Cost, 0) || math.IsNaN(s.Cost) {
+			continue
+		}
+		if old, ok := ref[s.Instance]; !ok || s.Cost < old {
+			ref[s.Instance] = s.Cost
+		}
+	}
+	return ref, nil
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/trainer"
+)
+
+// ModelDir is the folder inside --out where the final model is exported.
+const ModelDir = "model"
+
+// newApp builds the command-line application.
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:      "lmask-train",
+		Usage:     "train a LazyMask policy for TSPTW / TSPDL with REINFORCE",
+		UsageText: "lmask-train --problem tsptw|tspdl --size N --hardness H --out DIR [options]\n   lmask-train export --checkpoint DIR --out MODELDIR\n   lmask-train bench [options]",
+		Version:   Version,
+		Writer:    stdout, ErrWriter: stderr,
+		HideHelpCommand: true,
+		Flags:           trainFlags(),
+		Action:          func(c *cli.Context) error { return trainAction(c, stdout, stderr) },
+		Commands:        []*cli.Command{exportCommand(stdout), benchCommand(stdout, stderr)},
+	}
+}
+
+// trainFlags lists the training flags; defaults that depend on other flags
+// (samples, entropy, lr, milestones, validation budget) are filled by
+// trainer.DefaultConfig when the flag is not given.
+func trainFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "problem", Usage: "tsptw or tspdl"},
+		&cli.IntFlag{Name: "size", Value: 50, Usage: "nodes per instance N, depot included"},
+		&cli.StringFlag{Name: "hardness", Value: "medium", Usage: "easy, medium or hard"},
+		&cli.StringFlag{Name: "out", Required: true, Usage: "run directory (checkpoint, metrics.jsonl, curve.svg, model/)"},
+		&cli.IntFlag{Name: "steps", Value: 1000, Usage: "training iterations"},
+		&cli.IntFlag{Name: "batch", Value: 16, Usage: "instances per iteration"},
+		&cli.IntFlag{Name: "samples", Usage: "samples P per instance (default: N)"},
+		&cli.IntFlag{Name: "budget", Value: 15, Usage: "backtrack budget R of training rollouts (train semantics)"},
+		&cli.BoolFlag{Name: "rie", Value: true, Usage: "refinement-intensity embedding (--rie=false disables)"},
+		&cli.StringFlag{Name: "lookahead", Value: "tsl", Usage: "look-ahead mask: tsl, ssl or none"},
+		&cli.Float64Flag{Name: "lr", Usage: "AdamW learning rate (default 3e-4, 1e-4 for N > 50)"},
+		&cli.Float64Flag{Name: "weight-decay", Value: 1e-6, Usage: "AdamW weight decay"},
+		&cli.StringFlag{Name: "milestones", Usage: "comma-separated steps where lr ×0.1 (default: 90% and 95% of --steps)"},
+		&cli.Float64Flag{Name: "clip", Value: 1.0, Usage: "global gradient-norm clip (0: off)"},
+		&cli.Float64Flag{Name: "entropy", Usage: "entropy coefficient λ (default by problem/hardness: TSPTW easy 0.01, medium 0.05, else 0)"},
+		&cli.Float64Flag{Name: "penalty", Value: 1, Usage: "violation penalty ρ (ρ₀ when scheduled)"},
+		&cli.Float64Flag{Name: "penalty-growth", Value: 1, Usage: "γ of ρ_t = min(γ^t·ρ₀, ρ_max); 1 keeps ρ fixed"},
+		&cli.Float64Flag{Name: "penalty-max", Value: 2, Usage: "ρ_max of the penalty schedule"},
+		&cli.IntFlag{Name: "penalty-every", Value: 1, Usage: "steps per schedule unit t"},
+		&cli.Float64Flag{Name: "node-penalty", Value: 1, Usage: "ρ_n, penalty per violated node"},
+		&cli.StringFlag{Name: "val", Usage: "validation set (Parquet instances file)"},
+		&cli.StringFlag{Name: "val-ref", Usage: "reference solutions of the validation set (Parquet), for the gap"},
+		&cli.IntFlag{Name: "val-every", Value: 100, Usage: "validate every K steps (0: only at the end)"},
+		&cli.IntFlag{Name: "val-budget", Usage: "test-semantics budget of validation (default: the paper's R)"},
+		&cli.IntFlag{Name: "val-limit", Value: 256, Usage: "validation instances used (0: all)"},
+		&cli.IntFlag{Name: "checkpoint-every", Value: 100, Usage: "checkpoint every N steps (0: end and interrupt only)"},
+		&cli.BoolFlag{Name: "resume", Usage: "continue the run stored in --out (its configuration is kept; --steps and --backend may change)"},
+		&cli.StringFlag{Name: "backend", Value: "onnx", Usage: "onnx (ONNX Runtime CPU), go (pure Go) or xla:/path/pjrt_plugin.so (xla builds)"},
+		&cli.Uint64Flag{Name: "seed", Value: 1234, Usage: "seed of weights, instances and rollouts"},
+		&cli.IntFlag{Name: "layers", Value: 6, Usage: "encoder layers"},
+		&cli.IntFlag{Name: "d-model", Value: 128, Usage: "embedding width"},
+		&cli.IntFlag{Name: "heads", Value: 8, Usage: "attention heads"},
+		&cli.IntFlag{Name: "ffn", Value: 512, Usage: "feed-forward hidden width"},
+		&cli.BoolFlag{Name: "no-export", Usage: "do not export the model at the end"},
+	}
+}
+
+// configFromFlags turns the flags into a trainer.Config.
+func configFromFlags(c *cli.Context) (trainer.Config, error) {
+	problem := strings.ToLower(c.String("problem"))
+	if problem == "" {
+		return trainer.Config{}, fmt.Errorf("--problem is required (tsptw or tspdl)")
+	}
+	cfg := trainer.DefaultConfig(problem, c.Int("size"), c.String("hardness"))
+	cfg.Steps = c.Int("steps")
+	cfg.Milestones = trainer.DefaultMilestones(cfg.Steps)
+	cfg.Batch = c.Int("batch")
+	if c.IsSet("samples") {
+		cfg.Samples = c.Int("samples")
+	}
+	cfg.Budget = c.Int("budget")
+	cfg.Lookahead = c.String("lookahead")
+	cfg.Model.RIE = c.Bool("rie")
+	cfg.Model.Layers, cfg.Model.DModel = c.Int("layers"), c.Int("d-model")
+	cfg.Model.Heads, cfg.Model.FFN = c.Int("heads"), c.Int("ffn")
+	if c.IsSet("lr") {
+		cfg.LR = c.Float64("lr")
+	}
+	cfg.WeightDecay = c.Float64("weight-decay")
+	if c.IsSet("milestones") {
+		ms, err := parseInts(c.String("milestones"))
+		if err != nil {
+			return cfg, fmt.Errorf("--milestones: %w", err)
+		}
+		cfg.Milestones = ms
+	}
+	cfg.Clip = c.Float64("clip")
+	if c.IsSet("entropy") {
+		cfg.Entropy = c.Float64("entropy")
+	}
+	cfg.Penalty, cfg.PenaltyGrowth = c.Float64("penalty"), c.Float64("penalty-growth")
+	cfg.PenaltyMax, cfg.PenaltyEvery = c.Float64("penalty-max"), c.Int("penalty-every")
+	cfg.NodePenalty = c.Float64("node-penalty")
+	if v := c.String("val"); v != "" {
+		abs, err := filepath.Abs(v)
+		if err != nil {
+			return cfg, fmt.Errorf("--val: %w", err)
+		}
+		cfg.ValFile = abs
+	}
+	cfg.ValEvery, cfg.ValLimit = c.Int("val-every"), c.Int("val-limit")
+	if c.IsSet("val-budget") {
+		cfg.ValBudget = c.Int("val-budget")
+	}
+	cfg.CheckpointEvery = c.Int("checkpoint-every")
+	cfg.Backend = c.String("backend")
+	cfg.Seed = c.Uint64("seed")
+	return cfg, cfg.Validate()
+}
+
+// parseInts parses a comma-separated list of integers.
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

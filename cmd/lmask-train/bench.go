@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/trainer"
+)
+
+// benchCommand measures training throughput per backend and prints a table.
+func benchCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "bench",
+		Usage:     "measure training instances/s, rollout/replay split and GFLOP/s per backend",
+		UsageText: "lmask-train bench [--problem tsptw] [--size 50] [--batch 16] [--samples 50] [--steps 3] [--backends onnx,go]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "problem", Value: "tsptw"},
+			&cli.IntFlag{Name: "size", Value: 50},
+			&cli.StringFlag{Name: "hardness", Value: "medium"},
+			&cli.IntFlag{Name: "batch", Value: 16},
+			&cli.IntFlag{Name: "samples", Value: 50},
+			&cli.IntFlag{Name: "budget", Value: 15},
+			&cli.IntFlag{Name: "steps", Value: 3, Usage: "timed iterations after one warm-up"},
+			&cli.StringFlag{Name: "backends", Value: "onnx,go"},
+			&cli.IntFlag{Name: "layers", Value: 6},
+			&cli.IntFlag{Name: "d-model", Value: 128},
+			&cli.IntFlag{Name: "heads", Value: 8},
+			&cli.IntFlag{Name: "ffn", Value: 512},
+			&cli.Uint64Flag{Name: "seed", Value: 1234},
+		},
+		Action: func(c *cli.Context) error {
+			cfg := trainer.DefaultConfig(c.String("problem"), c.Int("size"), c.String("hardness"))
+			cfg.Batch, cfg.Samples, cfg.Budget = c.Int("batch"), c.Int("samples"), c.Int("budget")
+			cfg.Model.Layers, cfg.Model.DModel = c.Int("layers"), c.Int("d-model")
+			cfg.Model.Heads, cfg.Model.FFN = c.Int("heads"), c.Int("ffn")
+			cfg.Seed = c.Uint64("seed")
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
+			var backends []string
+			for _, b := range strings.Split(c.String("backends"), ",") {
+				if b = strings.TrimSpace(b); b != "" {
+					backends = append(backends, b)
+				}
+			}
+			if len(backends) == 0 {
+				return fmt.Errorf("--backends: empty")
+			}
+			rows := trainer.Bench(trainer.BenchConfig{Config: cfg, Backends: backends, Steps: c.Int("steps")}, stderr)
+			trainer.WriteBenchTable(stdout, cfg, rows)
+			return nil
+		},
+	}
+}

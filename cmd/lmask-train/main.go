@@ -1,0 +1,43 @@
+// Command lmask-train trains a LazyMask policy for TSPTW or TSPDL with
+// REINFORCE (GoMLX), checkpoints and resumes runs, exports the trained
+// model as an ONNX pair with its config and model card, and benchmarks the
+// training throughput of the backends.
+//
+//	lmask-train --problem tsptw --size 50 --hardness medium --out runs/tw50
+//	lmask-train --problem tsptw --size 50 --hardness medium --out runs/tw50 --resume
+//	lmask-train export --checkpoint runs/tw50 --out models/tw50
+//	lmask-train bench --size 50 --samples 50
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/lmask/lmask/trainer"
+)
+
+// Version is set at build time with -ldflags "-X main.Version=...".
+var Version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lmask-train:", err)
+		if errors.Is(err, trainer.ErrNonFinite) {
+			os.Exit(3)
+		}
+		os.Exit(1)
+	}
+}
+
+// run executes the command line args (args[0] is the program name).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return newApp(stdout, stderr).RunContext(ctx, args)
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/lmask/lmask/trainer"
+)
+
+// isTerminal reports whether w is a terminal (progress bars only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// trainAction runs (or resumes) a training run and exports the model when
+// it completes.
+func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
+	if c.Args().Len() > 0 {
+		return fmt.Errorf("unexpected argument %q (see --help)", c.Args().First())
+	}
+	out := c.String("out")
+	opt := trainer.Options{Dir: out, Resume: c.Bool("resume"), ValRef: c.String("val-ref"), Log: stderr}
+	var cfg trainer.Config
+	if opt.Resume {
+		if c.IsSet("steps") {
+			opt.Steps = c.Int("steps")
+		}
+		if c.IsSet("backend") {
+			opt.Backend = c.String("backend")
+		}
+	} else {
+		var err error
+		if cfg, err = configFromFlags(c); err != nil {
+			return err
+		}
+		if _, err := trainer.ReadCheckpoint(out); err == nil {
+			return fmt.Errorf("%s already holds a checkpoint: use --resume to continue it, or another --out", out)
+		}
+	}
+	tr, err := trainer.New(cfg, opt)
+	if err != nil {
+		return err
+	}
+	cfg = tr.Config()
+	bar := newProgress(stderr, tr.Step(), cfg.Steps)
+	tr.SetOnStep(bar.update)
+	start := time.Now()
+	sum, err := tr.Run(c.Context)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "steps %d/%d, instances seen %d, wall %s (this session %s)\n", sum.Step, cfg.Steps,
+		sum.InstancesSeen, time.Duration(sum.WallSeconds*float64(time.Second)).Round(time.Second), time.Since(start).Round(time.Second))
+	if v := sum.LastVal; v != nil {
+		fmt.Fprintf(stdout, "validation: sol. infeasible %.2f%%, inst. infeasible %.2f%%, obj %.4f\n",
+			100*v.SolInfeasible, 100*v.InstInfeasible, v.Obj)
+	}
+	fmt.Fprintf(stdout, "checkpoint: %s\nmetrics: %s\ncurve: %s\n", filepath.Join(out, trainer.CheckpointFile),
+		filepath.Join(out, trainer.MetricsFile), filepath.Join(out, trainer.CurveFile))
+	if sum.Interrupted {
+		fmt.Fprintf(stdout, "interrupted: continue with --resume --out %s\n", out)
+		return nil
+	}
+	if c.Bool("no-export") {
+		return nil
+	}
+	dir := filepath.Join(out, ModelDir)
+	if err := tr.Export(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "model: %s\n", dir)
+	return nil
+}
+
+// progress shows a progress bar with steps/s and ETA on a terminal, and a
+// line every tenth of the run elsewhere.
+type progress struct {
+	w          io.Writer
+	bar        *progressbar.ProgressBar
+	total      int
+	lastPrint  int
+	lastRecord trainer.Record
+}
+
+func newProgress(w io.Writer, done, total int) *progress {
+	p := &progress{w: w, total: total, lastPrint: done}
+	if isTerminal(w) && total > done {
+		p.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription("training"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("steps"),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionShowDescriptionAtLineEnd(),
+		)
+		_ = p.bar.Set(done)
+	}
+	return p
+}
+
+func (p *progress) update(r trainer.Record) {
+	p.lastRecord = r
+	if p.bar != nil {
+		p.bar.Describe(fmt.Sprintf("Ψ %.3f infeas %.1f%%", r.PenCost, 100*r.Infeasible))
+		_ = p.bar.Set(r.Step)
+		return
+	}
+	if every := max(p.total/10, 1); r.Step-p.lastPrint >= every || r.Step == p.total {
+		p.lastPrint = r.Step
+		fmt.Fprintf(p.w, "step %d/%d: reward %.4f, pen. cost %.4f, infeasible %.1f%%, loss %.4g, %.2f inst/s\n",
+			r.Step, p.total, r.Reward, r.PenCost, 100*r.Infeasible, r.Loss, r.InstPerSec)
+	}
+}
+
+func (p *progress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Exit()
+		fmt.Fprintln(p.w)
+	}
+}

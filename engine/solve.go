@@ -1,0 +1,348 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/lmask/lmask/lazymask"
+)
+
+// DefaultBatch is how many original instances one decode takes (each
+// expanded into Aug×Samples trajectories).
+const DefaultBatch = 64
+
+// SolveOptions configure Solve.
+type SolveOptions struct {
+	// Aug is the number of dihedral augmentations, 1 or 8 (0 means 8).
+	Aug int
+	// Samples is the number of sampled trajectories per augmentation; 0
+	// decodes one greedy trajectory per augmentation.
+	Samples int
+	// Budget is the backtrack budget R (lazymask.Unlimited for none).
+	Budget int
+	// Lookahead is the candidate-set rule (zero value: TSL).
+	Lookahead lazymask.Lookahead
+	// Semantics is what a spent budget does (zero value: Test).
+	Semantics lazymask.Semantics
+	// Seed seeds sampling; results depend on Seed and Batch only, not on
+	// the number of workers.
+	Seed uint64
+	// Batch is the number of original instances per decode (0 means
+	// DefaultBatch).
+	Batch int
+	// AllTours keeps every decoded tour in Solution.Tours.
+	AllTours bool
+	// Progress, if set, is called (serially) with the number of instances
+	// finished so far in this Solve call.
+	Progress func(done int)
+}
+
+func (o SolveOptions) withDefaults() (SolveOptions, error) {
+	if o.Aug == 0 {
+		o.Aug = lazymask.NumAugment
+	}
+	if o.Aug != 1 && o.Aug != lazymask.NumAugment {
+		return o, fmt.Errorf("solve: aug %d, want 1 or %d", o.Aug, lazymask.NumAugment)
+	}
+	if o.Samples < 0 {
+		return o, fmt.Errorf("solve: samples %d, want ≥ 0 (0 = greedy)", o.Samples)
+	}
+	if o.Budget < lazymask.Unlimited {
+		return o, fmt.Errorf("solve: budget %d, want ≥ 0 or unlimited", o.Budget)
+	}
+	if o.Batch <= 0 {
+		o.Batch = DefaultBatch
+	}
+	return o, nil
+}
+
+// Tour is one decoded tour, verified by lazymask.Check on the original
+// instance.
+type Tour struct {
+	Aug, Sample int
+	// Nodes lists all N nodes from the depot; nil when the decode failed.
+	Nodes []int
+	// Cost is the tour length in normalised units (+Inf when Failed).
+	Cost          float64
+	Feasible      bool
+	Failed        bool
+	Violation     float64
+	ViolatedNodes int
+	Backtracks    int
+}
+
+// Solution is the outcome for one instance.
+type Solution struct {
+	// Best is the cheapest feasible tour; if none is feasible, the complete
+	// tour with the fewest violated nodes (then least violation, then
+	// cost); if no tour completed, a Failed tour without nodes.
+	Best Tour
+	// Tours holds every decoded tour when SolveOptions.AllTours is set.
+	Tours []Tour
+	// Decoded counts the tours decoded for the instance, Feasible those
+	// that Check accepted.
+	Decoded, Feasible int
+}
+
+// Stats split the time of Solve calls. Encoder, Decoder, Decode and Check
+// are summed over workers; Wall is elapsed time.
+type Stats struct {
+	Wall      time.Duration
+	Encoder   time.Duration // encoder.onnx
+	Decoder   time.Duration // decoder.onnx, input building included
+	Decode    time.Duration // inside lazymask.Decode (encoder and decoder included)
+	Check     time.Duration // re-checking tours on the original instances
+	Instances int
+	Tours     int
+	Rows      int64 // decoder rows scored
+	Runs      int   // decoder.onnx runs
+	Workers   int
+}
+
+// GoSide is the time spent in Go-side LazyMask work: masks, backtracking,
+// selection and checking.
+func (s Stats) GoSide() time.Duration { return s.Decode - s.Encoder - s.Decoder + s.Check }
+
+// Add accumulates o into s.
+func (s *Stats) Add(o Stats) {
+	s.Wall += o.Wall
+	s.Encoder += o.Encoder
+	s.Decoder += o.Decoder
+	s.Decode += o.Decode
+	s.Check += o.Check
+	s.Instances += o.Instances
+	s.Tours += o.Tours
+	s.Rows += o.Rows
+	s.Runs += o.Runs
+	s.Workers = max(s.Workers, o.Workers)
+}
+
+// Solver runs Solve calls with reusable per-worker buffers. It is not safe
+// for concurrent use.
+type Solver struct {
+	e       *Engine
+	opts    SolveOptions
+	workers []*worker
+	stats   Stats
+}
+
+type worker struct {
+	policy  *Policy
+	decoder *lazymask.Decoder
+	augs    []*lazymask.Instance
+}
+
+// NewSolver returns a Solver with Options.Workers workers.
+func (e *Engine) NewSolver(opts SolveOptions) (*Solver, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Solver{e: e, opts: o}
+	for i := 0; i < e.opts.Workers; i++ {
+		s.workers = append(s.workers, &worker{policy: e.NewPolicy(), decoder: lazymask.NewDecoder()})
+	}
+	return s, nil
+}
+
+// Stats returns the accumulated timing of the solver's Solve calls.
+func (s *Solver) Stats() Stats { return s.stats }
+
+// Close releases the workers' buffers.
+func (s *Solver) Close() error {
+	for _, w := range s.workers {
+		w.policy.Close()
+	}
+	return nil
+}
+
+// Solve decodes insts with a fresh Solver and returns one Solution each.
+func (e *Engine) Solve(insts []*lazymask.Instance, opts SolveOptions) ([]Solution, error) {
+	s, err := e.NewSolver(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.Solve(insts)
+}
+
+// Solve decodes every instance Aug×max(1,Samples) times and returns, per
+// instance, the best tour by lazymask.Check on the original instance.
+// Instances are split into batches of SolveOptions.Batch, which the workers
+// decode concurrently.
+func (s *Solver) Solve(insts []*lazymask.Instance) ([]Solution, error) {
+	start := time.Now()
+	want := s.e.Problem()
+	for i, in := range insts {
+		if in == nil {
+			return nil, fmt.Errorf("solve: instance %d is nil", i)
+		}
+		if in.Problem != want {
+			return nil, fmt.Errorf("solve: instance %d (%q) is %s, the model was trained for %s", i, in.Name, in.Problem, want)
+		}
+	}
+	out := make([]Solution, len(insts))
+	nb := (len(insts) + s.opts.Batch - 1) / s.opts.Batch
+	jobs := make(chan int, nb)
+	for b := 0; b < nb; b++ {
+		jobs <- b
+	}
+	close(jobs)
+	var (
+		mu    sync.Mutex
+		done  int
+		errs  []error
+		wg    sync.WaitGroup
+		stats = make([]Stats, len(s.workers))
+	)
+	nw := min(len(s.workers), nb)
+	for wi := 0; wi < nw; wi++ {
+		wg.Add(1)
+		go func(w *worker, st *Stats) {
+			defer wg.Done()
+			for b := range jobs {
+				lo := b * s.opts.Batch
+				hi := min(lo+s.opts.Batch, len(insts))
+				if err := w.solveBatch(s.opts, insts, lo, hi, out, st); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					return
+				}
+				mu.Lock()
+				done += hi - lo
+				if s.opts.Progress != nil {
+					s.opts.Progress(done)
+				}
+				mu.Unlock()
+			}
+		}(s.workers[wi], &stats[wi])
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	var st Stats
+	for _, w := range stats {
+		st.Add(w)
+	}
+	st.Wall = time.Since(start)
+	st.Workers = nw
+	s.stats.Add(st)
+	return out, nil
+}
+
+// solveBatch decodes instances [lo,hi) and fills out[lo:hi].
+func (w *worker) solveBatch(o SolveOptions, insts []*lazymask.Instance, lo, hi int, out []Solution, st *Stats) error {
+	w.augs = w.augs[:0]
+	for i := lo; i < hi; i++ {
+		for k := 0; k < o.Aug; k++ {
+			w.augs = append(w.augs, lazymask.Augment(insts[i], k))
+		}
+	}
+	per := max(o.Samples, 1)
+	cfg := lazymask.Config{Lookahead: o.Lookahead, Budget: o.Budget, Semantics: o.Semantics,
+		Greedy: o.Samples == 0, Seed: batchSeed(o.Seed, uint64(lo))}
+	before := w.policy.Timing
+	t0 := time.Now()
+	trajs, err := w.decoder.Decode(w.policy, w.augs, per, cfg)
+	if err != nil {
+		return fmt.Errorf("solve instances %d..%d: %w", lo, hi-1, err)
+	}
+	st.Decode += time.Since(t0)
+	after := w.policy.Timing
+	st.Encoder += after.Encoder - before.Encoder
+	st.Decoder += after.Decoder - before.Decoder
+	st.Rows += after.Rows - before.Rows
+	st.Runs += after.DecodeRuns - before.DecodeRuns
+
+	t1 := time.Now()
+	perInst := o.Aug * per
+	for i := lo; i < hi; i++ {
+		sol := &out[i]
+		*sol = Solution{Best: Tour{Failed: true, Cost: inf}}
+		if o.AllTours {
+			sol.Tours = make([]Tour, 0, perInst)
+		}
+		base := (i - lo) * perInst
+		for j := 0; j < perInst; j++ {
+			tr := &trajs[base+j]
+			t, err := verify(insts[i], tr, j/per, j%per)
+			if err != nil {
+				return fmt.Errorf("solve instance %d (%q): %w", i, insts[i].Name, err)
+			}
+			sol.Decoded++
+			if t.Feasible {
+				sol.Feasible++
+			}
+			if better(t, sol.Best) {
+				sol.Best = t
+			}
+			if o.AllTours {
+				sol.Tours = append(sol.Tours, t)
+			}
+		}
+	}
+	st.Check += time.Since(t1)
+	st.Instances += hi - lo
+	st.Tours += len(trajs)
+	return nil
+}
+
+// verify turns a trajectory into a Tour checked on the original instance.
+func verify(orig *lazymask.Instance, tr *lazymask.Trajectory, aug, sample int) (Tour, error) {
+	t := Tour{Aug: aug, Sample: sample, Backtracks: tr.Backtracks}
+	if tr.Failed || tr.Tour == nil {
+		t.Failed, t.Cost = true, inf
+		return t, nil
+	}
+	res, err := lazymask.Check(orig, tr.Tour)
+	var ie *lazymask.InfeasibleError
+	if err != nil && !errors.As(err, &ie) {
+		return t, fmt.Errorf("decoded tour (aug %d, sample %d) is malformed: %w", aug, sample, err)
+	}
+	t.Nodes = tr.Tour
+	t.Cost, t.Feasible = res.Cost, res.Feasible
+	t.Violation, t.ViolatedNodes = res.TotalViolation, res.ViolatedNodes
+	return t, nil
+}
+
+// better reports whether a should replace the current best b: feasible
+// beats infeasible, complete beats failed, then fewer violated nodes, less
+// violation, lower cost; ties keep the earlier tour.
+func better(a, b Tour) bool {
+	if a.Failed != b.Failed {
+		return !a.Failed
+	}
+	if a.Failed {
+		return false
+	}
+	if a.Feasible != b.Feasible {
+		return a.Feasible
+	}
+	if !a.Feasible {
+		if a.ViolatedNodes != b.ViolatedNodes {
+			return a.ViolatedNodes < b.ViolatedNodes
+		}
+		if a.Violation != b.Violation {
+			return a.Violation < b.Violation
+		}
+	}
+	return a.Cost < b.Cost
+}
+
+var inf = math.Inf(1)
+
+// batchSeed derives the decode seed of the batch starting at instance lo.
+func batchSeed(seed, lo uint64) uint64 {
+	z := seed + 0x9e3779b97f4a7c15*(lo+1)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// SetProgress replaces the progress callback of later Solve calls.
+func (s *Solver) SetProgress(f func(done int)) { s.opts.Progress = f }

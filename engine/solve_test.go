@@ -1,0 +1,145 @@
+package engine
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/lmask/lmask/lazymask"
+)
+
+func openToy(t *testing.T, p lazymask.Problem, workers int) *Engine {
+	t.Helper()
+	needRuntime(t)
+	dir, _ := toyDir(t, p, nil)
+	e, err := Open(dir, Options{Threads: 1, Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestSolveGreedyVerifiedAndBest(t *testing.T) {
+	for _, p := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+		t.Run(p.String(), func(t *testing.T) {
+			e := openToy(t, p, 2)
+			insts := randomInstances(p, 7, 10, 5)
+			sols, err := e.Solve(insts, SolveOptions{Budget: lazymask.Unlimited, Batch: 3, AllTours: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range sols {
+				if s.Decoded != 8 || len(s.Tours) != 8 {
+					t.Fatalf("instance %d: %d decoded, %d kept, want 8", i, s.Decoded, len(s.Tours))
+				}
+				feasible, bestCost := 0, math.Inf(1)
+				for k, tr := range s.Tours {
+					if tr.Aug != k || tr.Sample != 0 {
+						t.Errorf("instance %d tour %d: aug %d sample %d", i, k, tr.Aug, tr.Sample)
+					}
+					res, err := lazymask.Check(insts[i], tr.Nodes)
+					if tr.Feasible != (err == nil) || math.Abs(res.Cost-tr.Cost) > 1e-12 {
+						t.Errorf("instance %d aug %d: tour says feasible=%v cost=%v, Check says %v, %v", i, k, tr.Feasible, tr.Cost, err, res.Cost)
+					}
+					if tr.Feasible {
+						feasible++
+						bestCost = math.Min(bestCost, tr.Cost)
+					}
+				}
+				// An unlimited budget with TSL backtracking finds a feasible
+				// tour whenever one exists, and these instances have one.
+				if feasible != 8 || s.Feasible != 8 {
+					t.Errorf("instance %d: %d feasible tours (%d counted), want 8", i, feasible, s.Feasible)
+				}
+				if !s.Best.Feasible || s.Best.Cost != bestCost {
+					t.Errorf("instance %d: best %+v, want the cheapest feasible cost %v", i, s.Best, bestCost)
+				}
+			}
+		})
+	}
+}
+
+func TestSolveDeterministic(t *testing.T) {
+	insts := randomInstances(lazymask.TSPTW, 9, 10, 8)
+	run := func(workers int, opts SolveOptions) []Solution {
+		e := openToy(t, lazymask.TSPTW, workers)
+		sols, err := e.Solve(insts, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sols
+	}
+	greedy := SolveOptions{Budget: 5, Batch: 2}
+	a, b := run(1, greedy), run(2, greedy)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("greedy solve differs between 1 and 2 workers")
+	}
+	if c := run(2, greedy); !reflect.DeepEqual(a, c) {
+		t.Fatal("greedy solve differs between runs")
+	}
+	sampled := SolveOptions{Budget: 5, Batch: 4, Samples: 3, Seed: 99, Aug: 1, AllTours: true}
+	s1, s2 := run(1, sampled), run(2, sampled)
+	if !reflect.DeepEqual(s1, s2) {
+		t.Fatal("sampled solve with a fixed seed differs between 1 and 2 workers")
+	}
+	if len(s1[0].Tours) != 3 || s1[0].Tours[2].Sample != 2 || s1[0].Tours[2].Aug != 0 {
+		t.Fatalf("sampled tours %+v, want 3 samples of aug 0", s1[0].Tours)
+	}
+}
+
+func TestSolveStats(t *testing.T) {
+	e := openToy(t, lazymask.TSPTW, 2)
+	s, err := e.NewSolver(SolveOptions{Aug: 8, Budget: 10, Batch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	done := 0
+	s.SetProgress(func(d int) { done = d })
+	if _, err := s.Solve(randomInstances(lazymask.TSPTW, 5, 8, 2)); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Stats()
+	if done != 5 || st.Instances != 5 || st.Tours != 40 || st.Workers != 2 {
+		t.Errorf("progress %d, stats %+v; want 5 instances, 40 tours, 2 workers", done, st)
+	}
+	if st.Encoder <= 0 || st.Decoder <= 0 || st.Decode < st.Encoder+st.Decoder || st.Rows < 40*7 {
+		t.Errorf("implausible timing %+v (each tour needs ≥ 7 decoder rows)", st)
+	}
+}
+
+func TestSolveOptionErrors(t *testing.T) {
+	e := openToy(t, lazymask.TSPTW, 1)
+	for _, o := range []SolveOptions{{Aug: 4}, {Samples: -1}, {Budget: -2}} {
+		if _, err := e.Solve(randomInstances(lazymask.TSPTW, 1, 5, 1), o); err == nil {
+			t.Errorf("options %+v accepted", o)
+		}
+	}
+}
+
+func TestBetter(t *testing.T) {
+	inf := math.Inf(1)
+	failed := Tour{Failed: true, Cost: inf}
+	feas := func(c float64) Tour { return Tour{Feasible: true, Cost: c} }
+	infeas := func(nodes int, v, c float64) Tour { return Tour{ViolatedNodes: nodes, Violation: v, Cost: c} }
+	tests := []struct {
+		name string
+		a, b Tour
+		want bool
+	}{
+		{"complete beats failed", infeas(3, 1, 9), failed, true},
+		{"failed never beats", failed, failed, false},
+		{"feasible beats infeasible", feas(9), infeas(1, 0.1, 1), true},
+		{"infeasible never beats feasible", infeas(0, 0, 1), feas(9), false},
+		{"cheaper feasible", feas(1), feas(2), true},
+		{"tie keeps earlier", feas(2), feas(2), false},
+		{"fewer violated nodes", infeas(1, 5, 9), infeas(2, 0.1, 1), true},
+		{"less violation", infeas(2, 0.1, 9), infeas(2, 0.2, 1), true},
+	}
+	for _, tc := range tests {
+		if got := better(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: better = %v", tc.name, got)
+		}
+	}
+}

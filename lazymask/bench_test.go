@@ -1,0 +1,118 @@
+package lazymask
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+)
+
+// midState decodes inst with first-candidate choices up to depth and
+// returns the state there.
+func midState(b *testing.B, in *Instance, depth int) *State {
+	s := NewState(in.N)
+	if err := s.Reset(in, LookTSL, Unlimited, Train); err != nil {
+		b.Fatal(err)
+	}
+	for s.Depth() < depth && s.Next() != Finished {
+		if s.MaskCount() == 0 {
+			continue
+		}
+		for j, ok := range s.Mask() {
+			if ok {
+				if err := s.Step(j); err != nil {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+	return s
+}
+
+// BenchmarkTSLMask measures one row-step of the TSL initialisation (one
+// op = one candidate set computed for one trajectory).
+func BenchmarkTSLMask(b *testing.B) {
+	for _, n := range []int{50, 100} {
+		for _, dl := range []bool{false, true} {
+			var in *Instance
+			if dl {
+				in = smallTSPDL(newRand(uint64(n)), n)
+			} else {
+				in = hardTSPTW(newRand(uint64(n)), n, 1)
+			}
+			for _, depth := range []int{0, n / 2} {
+				b.Run(fmt.Sprintf("%v/n=%d/depth=%d", in.Problem, n, depth), func(b *testing.B) {
+					s := midState(b, in, depth)
+					d := s.Depth()
+					for b.Loop() {
+						s.initMask(d)
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkDecodeStep measures a batched decode of 256 trajectories on hard
+// TSPTW-50 with greedy Uniform scores, per row-step (one row sent to the
+// policy and advanced, backtracks included).
+func BenchmarkDecodeStep(b *testing.B) {
+	r := newRand(11)
+	insts := make([]*Instance, 32)
+	for i := range insts {
+		insts[i] = hardTSPTW(r, 50, 1)
+	}
+	dc := NewDecoder()
+	rec := &recorder{inner: &RandomL{}}
+	cfg := Config{Budget: 200, Seed: 1}
+	for b.Loop() {
+		if _, err := dc.Decode(rec, insts, 8, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rec.rows), "ns/row-step")
+	b.ReportMetric(float64(rec.rows)/float64(rec.calls), "rows/call")
+}
+
+// BenchmarkRandomLHard50 is the Random-L baseline on 1,000 hard TSPTW-50
+// instances (reference §3.1 generator, W = 1): TSL, Test semantics, one
+// sampled trajectory per instance, with budgets R = 200 (the paper's
+// setting for hard TSPTW-50) and R = 0. Run with -benchtime=1x.
+func BenchmarkRandomLHard50(b *testing.B) {
+	r := newRand(2025)
+	insts := make([]*Instance, 1000)
+	for i := range insts {
+		insts[i] = hardTSPTW(r, 50, 1)
+	}
+	for _, budget := range []int{200, 0} {
+		b.Run(fmt.Sprintf("R=%d", budget), func(b *testing.B) {
+			cfg := Config{Budget: budget, Seed: 2025}
+			var tr []Trajectory
+			start := time.Now()
+			runs := 0
+			for b.Loop() {
+				var err error
+				if tr, err = NewDecoder().Decode(&RandomL{}, insts, 1, cfg); err != nil {
+					b.Fatal(err)
+				}
+				runs++
+			}
+			perRun := time.Since(start).Seconds() / float64(runs)
+			failed, bt, cost, feas := 0, 0, 0.0, 0
+			for _, g := range tr {
+				bt += g.Backtracks
+				if g.Feasible {
+					feas++
+					cost += g.Cost
+				} else {
+					failed++
+				}
+			}
+			b.ReportMetric(perRun, "s/1k-inst")
+			b.ReportMetric(100*float64(failed)/float64(len(tr)), "%infeasible")
+			b.ReportMetric(float64(bt)/float64(len(tr)), "backtracks/inst")
+			b.ReportMetric(cost/math.Max(1, float64(feas)), "obj")
+		})
+	}
+}

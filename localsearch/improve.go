@@ -1,0 +1,284 @@
+package localsearch
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/lmask/lmask/lazymask"
+)
+
+// ErrVerify is wrapped by the error Improve returns when the final replay by
+// lazymask.Check contradicts the search (a feasible start made infeasible or
+// a higher cost). It signals a defect, never a property of the input.
+var ErrVerify = errors.New("local search result failed verification")
+
+// costEps is the least cost decrease (normalised units) a move must bring.
+const costEps = 1e-9
+
+// Improve runs local search on tour (all N nodes, starting at the depot)
+// and returns the improved tour with before/after metrics.
+//
+// A feasible start stays feasible: only moves that keep every arrival
+// (TSPTW) or load (TSPDL) within the checker's tolerance are applied, found
+// with O(1) tests per move, and each applied move is confirmed by an exact
+// replay. An infeasible start is first repaired (unless Options.NoRepair)
+// by descending on (excess violation, cost) lexicographically, where the
+// excess Σ max(0, v − Tol) over nodes is zero exactly when lazymask.Check
+// accepts the tour; once feasible, the search continues on cost.
+//
+// The returned tour is verified by lazymask.Check (Result.Check). Invalid
+// instances and malformed tours yield wrapped *lazymask.FieldError or
+// *lazymask.TourError errors. Improve computes inst's travel-time matrix
+// on first use (Instance.Matrix); call it once before sharing an instance
+// between goroutines.
+func Improve(inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
+	began := time.Now()
+	if inst == nil {
+		return Result{}, errors.New("improve: nil instance")
+	}
+	if err := inst.Validate(); err != nil {
+		return Result{}, fmt.Errorf("improve %s: %w", inst.Name, err)
+	}
+	start, err := lazymask.Check(inst, tour)
+	var te *lazymask.TourError
+	if errors.As(err, &te) {
+		return Result{}, fmt.Errorf("improve %s: %w", inst.Name, err)
+	}
+	res := Result{
+		StartCost: start.Cost, StartViolation: start.TotalViolation, StartFeasible: start.Feasible,
+	}
+	se := newSearch(inst, opt, began, &res)
+	se.st.set(tour)
+	best := se.run()
+
+	final, err := lazymask.Check(inst, best)
+	res.Tour, res.Check = best, final
+	res.Cost, res.Violation, res.Feasible = final.Cost, final.TotalViolation, final.Feasible
+	res.Repaired = !start.Feasible && final.Feasible
+	res.Elapsed = time.Since(began)
+	switch {
+	case errors.As(err, &te):
+		return res, fmt.Errorf("improve %s: %w: %w", inst.Name, ErrVerify, err)
+	case start.Feasible && !final.Feasible:
+		return res, fmt.Errorf("improve %s: %w: feasible start became infeasible: %w", inst.Name, ErrVerify, err)
+	case start.Feasible && final.Cost > start.Cost+costEps:
+		return res, fmt.Errorf("improve %s: %w: cost rose from %v to %v", inst.Name, ErrVerify, start.Cost, final.Cost)
+	}
+	return res, nil
+}
+
+// search is one run of Improve.
+type search struct {
+	st       *state
+	sc       scanner
+	opt      Options
+	rng      *rand.Rand
+	deadline time.Time
+	res      *Result
+
+	buf      [maxPieces]piece
+	scratch  []int
+	old      []int
+	rejected map[move]bool
+	timeUp   bool
+	kinds    []MoveKind
+	lastPos  int // scan offset: where the last applied move started
+}
+
+func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Result) *search {
+	if opt.MaxSegment <= 0 {
+		opt.MaxSegment = 3
+	}
+	kinds := opt.Moves
+	if kinds == nil {
+		kinds = AllMoves
+	}
+	se := &search{
+		st:       newState(inst),
+		sc:       scanner{n: inst.N, maxSeg: opt.MaxSegment},
+		opt:      opt,
+		rng:      rand.New(rand.NewPCG(opt.Seed, 0x6c6d61736b)),
+		res:      res,
+		scratch:  make([]int, 0, inst.N),
+		old:      make([]int, inst.N),
+		rejected: map[move]bool{},
+		kinds:    append([]MoveKind(nil), kinds...),
+	}
+	if opt.TimeLimit > 0 {
+		se.deadline = began.Add(opt.TimeLimit)
+	}
+	return se
+}
+
+// key orders tours: lower excess first, then lower cost.
+type key struct{ excess, cost float64 }
+
+func (a key) better(b key) bool {
+	return a.excess < b.excess || (a.excess == b.excess && a.cost < b.cost-costEps)
+}
+
+// run descends, then tries the kicks, and returns the best tour found.
+func (se *search) run() []int {
+	st := se.st
+	se.descend()
+	best := append([]int(nil), st.tour...)
+	bestKey := key{st.excess, st.cost}
+	if se.res.Stop != LocalOptimum || (bestKey.excess > 0 && se.opt.NoRepair) {
+		return best
+	}
+	for k := 0; k < se.opt.Kicks; k++ {
+		if se.budgetHit() {
+			break
+		}
+		se.res.Kicks++
+		st.set(se.kick(best))
+		se.descend()
+		if now := (key{st.excess, st.cost}); now.better(bestKey) {
+			copy(best, st.tour)
+			bestKey = now
+			se.res.KicksAccepted++
+		}
+		if se.res.Stop != LocalOptimum {
+			break
+		}
+	}
+	return best
+}
+
+// budgetHit records and reports an exhausted budget.
+func (se *search) budgetHit() bool {
+	r := se.res
+	switch {
+	case se.opt.MaxMoves > 0 && r.Moves >= se.opt.MaxMoves:
+		r.Stop = MoveBudget
+	case se.opt.MaxIterations > 0 && r.Iterations >= se.opt.MaxIterations:
+		r.Stop = IterationBudget
+	case se.timeUp || (!se.deadline.IsZero() && time.Now().After(se.deadline)):
+		se.timeUp = true
+		r.Stop = TimeBudget
+	default:
+		return false
+	}
+	return true
+}
+
+// descend applies improving moves until a local optimum or a budget.
+func (se *search) descend() {
+	clear(se.rejected)
+	se.res.Stop = LocalOptimum
+	for !se.budgetHit() {
+		se.res.Iterations++
+		m, ok := se.scan()
+		if se.timeUp {
+			se.res.Stop = TimeBudget
+			return
+		}
+		if !ok {
+			se.res.Stop = LocalOptimum
+			return
+		}
+		se.apply(m)
+	}
+}
+
+// scan looks for an improving move of the current tour.
+func (se *search) scan() (move, bool) {
+	st := se.st
+	cur := key{st.excess, st.cost}
+	if cur.excess > 0 && se.opt.NoRepair {
+		return move{}, false
+	}
+	kinds := se.kinds
+	offset := se.lastPos
+	if se.opt.Shuffle {
+		se.rng.Shuffle(len(kinds), func(a, b int) { kinds[a], kinds[b] = kinds[b], kinds[a] })
+		offset = se.rng.IntN(max(st.n-1, 1))
+	}
+	first := !se.opt.BestImprovement
+	repair := cur.excess > 0
+	se.sc.prune = nil
+	if !repair {
+		se.sc.prune = st.revInfeasible
+	}
+	best, found := cur, false
+	var bestMove move
+	evals := 0
+	visit := func(m move) bool {
+		if len(se.rejected) > 0 && se.rejected[m] {
+			return false
+		}
+		evals++
+		if evals&1023 == 0 && !se.deadline.IsZero() && time.Now().After(se.deadline) {
+			se.timeUp = true
+			return true
+		}
+		c := st.cost + st.delta(m)
+		var cand key
+		if repair {
+			cand = key{st.replay(m.pieces(st.n, &se.buf), best.excess), c}
+		} else {
+			if c >= best.cost-costEps || !st.feasible(m.pieces(st.n, &se.buf)) {
+				return false
+			}
+			cand = key{0, c}
+		}
+		if cand.better(best) {
+			best, bestMove, found = cand, m, true
+			return first
+		}
+		return false
+	}
+	for _, kind := range kinds {
+		if se.sc.each(kind, offset, visit) {
+			break
+		}
+	}
+	se.res.Evaluations += evals
+	return bestMove, found && !se.timeUp
+}
+
+// apply makes m the current tour after an exact replay confirms that it
+// improves the (excess, cost) key; otherwise m is rejected for this tour.
+func (se *search) apply(m move) {
+	st := se.st
+	before := key{st.excess, st.cost}
+	copy(se.old, st.tour)
+	se.scratch = st.build(m.pieces(st.n, &se.buf), se.scratch)
+	st.update(se.scratch, false)
+	if !(key{st.excess, st.cost}).better(before) {
+		st.update(se.old, false)
+		se.rejected[m] = true
+		return
+	}
+	clear(se.rejected)
+	se.lastPos = m.i - 1
+	se.res.Moves++
+	se.res.MovesByKind[m.kind]++
+}
+
+// kick returns a copy of tour with two random segments (1–3 nodes) moved
+// to random nearby places.
+func (se *search) kick(tour []int) []int {
+	n := len(tour)
+	out := append([]int(nil), tour...)
+	if n < 4 {
+		return out
+	}
+	for r := 0; r < 2; r++ {
+		k := 1 + se.rng.IntN(min(3, n-2))
+		i := 1 + se.rng.IntN(n-k)
+		seg := append([]int(nil), out[i:i+k]...)
+		rest := append(append([]int(nil), out[:i]...), out[i+k:]...)
+		lo, hi := max(1, i-8), min(len(rest), i+8)
+		p := lo + se.rng.IntN(hi-lo+1)
+		if se.rng.IntN(2) == 1 {
+			for a, b := 0, len(seg)-1; a < b; a, b = a+1, b-1 {
+				seg[a], seg[b] = seg[b], seg[a]
+			}
+		}
+		out = append(append(append(out[:0], rest[:p]...), seg...), rest[p:]...)
+	}
+	return out
+}

@@ -1,0 +1,240 @@
+package localsearch
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/lmask/lmask/lazymask"
+)
+
+// randInstance draws a small instance of either problem with a hidden
+// feasible tour.
+func randInstance(rng *rand.Rand, prob lazymask.Problem, n, it int) (*lazymask.Instance, []int) {
+	kind := distKind(it % 3)
+	if prob == lazymask.TSPTW {
+		return randTSPTW(rng, n, kind, []float64{0.1, 1, 5, 20}[it%4])
+	}
+	return randTSPDL(rng, n, kind, []float64{0.02, 0.1, 0.5}[it%3])
+}
+
+// TestImproveIsLocalOptimum runs Improve on small instances and checks,
+// against every neighbour replayed by lazymask.Check, that the result is a
+// local optimum, never worse than the start and feasible whenever the start
+// was.
+func TestImproveIsLocalOptimum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	count := 150
+	if testing.Short() {
+		count = 50
+	}
+	for _, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+		improved := 0
+		for it := 0; it < count; it++ {
+			n := 4 + rng.IntN(5) // 4..8
+			in, hidden := randInstance(rng, prob, n, it)
+			start := hidden
+			if it%2 == 1 {
+				start = perm(rng, n)
+			}
+			opt := Options{BestImprovement: it%4 >= 2, Shuffle: it%3 == 0, Seed: uint64(it)}
+			res, err := Improve(in, start, opt)
+			if err != nil {
+				t.Fatalf("%v #%d: %v", prob, it, err)
+			}
+			before, _ := lazymask.Check(in, start)
+			after, _ := lazymask.Check(in, res.Tour)
+			if after.Cost != res.Cost || after.Feasible != res.Feasible || res.StartCost != before.Cost {
+				t.Fatalf("%v #%d: result metrics %+v disagree with Check %+v", prob, it, res, after)
+			}
+			if before.Feasible && !after.Feasible {
+				t.Fatalf("%v #%d: feasible start %v became infeasible %v", prob, it, start, res.Tour)
+			}
+			if before.Feasible && after.Cost > before.Cost+1e-9 {
+				t.Fatalf("%v #%d: cost rose %v -> %v", prob, it, before.Cost, after.Cost)
+			}
+			if !before.Feasible && !after.Feasible && excessOf(after) > excessOf(before) {
+				t.Fatalf("%v #%d: excess rose %v -> %v", prob, it, excessOf(before), excessOf(after))
+			}
+			if after.Cost < before.Cost-1e-9 {
+				improved++
+			}
+			if res.Stop != LocalOptimum {
+				t.Fatalf("%v #%d: stopped by %v without budgets", prob, it, res.Stop)
+			}
+			cur := key{excessOf(after), after.Cost}
+			for _, nb := range neighbours(res.Tour, 3) {
+				r, _ := lazymask.Check(in, nb)
+				if (key{excessOf(r), r.Cost}).better(cur) {
+					t.Fatalf("%v #%d: %v (excess %v, cost %v) has better neighbour %v (excess %v, cost %v)",
+						prob, it, res.Tour, cur.excess, cur.cost, nb, excessOf(r), r.Cost)
+				}
+			}
+		}
+		t.Logf("%v: %d of %d tours improved", prob, improved, count)
+		if improved < count/4 {
+			t.Fatalf("%v: only %d of %d tours improved", prob, improved, count)
+		}
+	}
+}
+
+// TestImproveSquare uncrosses a crossed tour of the unit square: the only
+// local optimum under 2-opt has length 4.
+func TestImproveSquare(t *testing.T) {
+	in := &lazymask.Instance{Problem: lazymask.TSPTW, N: 4, Scale: 1,
+		X: []float64{0, 1, 1, 0}, Y: []float64{0, 0, 1, 1},
+		Early: make([]float64, 4), Late: []float64{10, 10, 10, 10}, Service: make([]float64, 4)}
+	res, err := Improve(in, []int{0, 2, 1, 3}, Options{Moves: []MoveKind{TwoOpt}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 + 2*math.Sqrt2; math.Abs(res.StartCost-want) > 1e-12 {
+		t.Fatalf("start cost %v, want %v", res.StartCost, want)
+	}
+	if math.Abs(res.Cost-4) > 1e-12 || res.Moves != 1 || res.MovesByKind[TwoOpt] != 1 {
+		t.Fatalf("got cost %v after %d moves (%v), want 4 after one 2-opt", res.Cost, res.Moves, res.MovesByKind)
+	}
+	if !slices.Equal(res.Tour, []int{0, 1, 2, 3}) && !slices.Equal(res.Tour, []int{0, 3, 2, 1}) {
+		t.Fatalf("tour %v", res.Tour)
+	}
+}
+
+// TestImproveKeepsWindows: on the square, a deadline on node 3 forces the
+// detour 0→3→... ; the shortest feasible tour 0,3,2,1 (length 4) must be
+// found from the crossed feasible start 0,3,1,2, and the equally short but
+// infeasible 0,1,2,3 must never be returned.
+func TestImproveKeepsWindows(t *testing.T) {
+	in := &lazymask.Instance{Problem: lazymask.TSPTW, N: 4, Scale: 1,
+		X: []float64{0, 1, 1, 0}, Y: []float64{0, 0, 1, 1},
+		Early: make([]float64, 4), Late: []float64{10, 10, 10, 1}, Service: make([]float64, 4)}
+	res, err := Improve(in, []int{0, 3, 1, 2}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.StartFeasible || !res.Feasible || !slices.Equal(res.Tour, []int{0, 3, 2, 1}) || math.Abs(res.Cost-4) > 1e-12 {
+		t.Fatalf("got %v cost %v feasible %v", res.Tour, res.Cost, res.Feasible)
+	}
+	// From the infeasible 0,1,2,3 the repair must reach the same tour.
+	res, err = Improve(in, []int{0, 1, 2, 3}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StartFeasible || !res.Repaired || !slices.Equal(res.Tour, []int{0, 3, 2, 1}) {
+		t.Fatalf("repair gave %v feasible %v (start violation %v)", res.Tour, res.Feasible, res.StartViolation)
+	}
+	if math.Abs(res.StartViolation-2) > 1e-12 || res.Violation != 0 {
+		t.Fatalf("violation %v -> %v, want 2 -> 0", res.StartViolation, res.Violation)
+	}
+	// With repair off the infeasible start comes back unchanged.
+	res, err = Improve(in, []int{0, 1, 2, 3}, Options{NoRepair: true})
+	if err != nil || !slices.Equal(res.Tour, []int{0, 1, 2, 3}) || res.Moves != 0 {
+		t.Fatalf("no-repair gave %v after %d moves, err %v", res.Tour, res.Moves, err)
+	}
+}
+
+// TestImproveTSPDL: with draft limits the heavy port must come first.
+func TestImproveTSPDL(t *testing.T) {
+	in := &lazymask.Instance{Problem: lazymask.TSPDL, N: 4, Scale: 1,
+		X: []float64{0, 1, 1, 0}, Y: []float64{0, 0, 1, 1},
+		Demand: []float64{0, 1, 1, 1}, Draft: []float64{3, 3, 3, 1}}
+	res, err := Improve(in, []int{0, 1, 3, 2}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Repaired || !slices.Equal(res.Tour, []int{0, 3, 2, 1}) || math.Abs(res.Cost-4) > 1e-12 {
+		t.Fatalf("got %v cost %v repaired %v", res.Tour, res.Cost, res.Repaired)
+	}
+}
+
+// TestRepairRate starts from random tours on instances that have a known
+// feasible tour and asserts that repair succeeds in most cases.
+func TestRepairRate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 21))
+	count := 100
+	if testing.Short() {
+		count = 40
+	}
+	for _, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+		tried, repaired := 0, 0
+		for it := 0; it < count; it++ {
+			var in *lazymask.Instance
+			if prob == lazymask.TSPTW {
+				in, _ = randTSPTW(rng, 20, distKind(it%3), 0.5)
+			} else {
+				in, _ = randTSPDL(rng, 20, distKind(it%3), 0.1)
+			}
+			start := perm(rng, 20)
+			res, err := Improve(in, start, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StartFeasible {
+				continue
+			}
+			tried++
+			if res.Feasible {
+				repaired++
+			}
+			if res.Violation > res.StartViolation+1e-9 && !res.Feasible {
+				t.Fatalf("%v #%d: violation rose %v -> %v", prob, it, res.StartViolation, res.Violation)
+			}
+		}
+		rate := float64(repaired) / float64(tried)
+		t.Logf("%v: repaired %d of %d infeasible starts (%.0f%%)", prob, repaired, tried, 100*rate)
+		if tried < count/2 || rate < 0.9 {
+			t.Fatalf("%v: repaired %d of %d", prob, repaired, tried)
+		}
+	}
+}
+
+// TestImproveErrors: bad instances and malformed tours are reported with
+// the checker's typed errors.
+func TestImproveErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	in, hidden := randTSPTW(rng, 6, euclid, 1)
+	_, err := Improve(in, []int{0, 1, 2, 3, 4, 4}, Options{})
+	var te *lazymask.TourError
+	if !errors.As(err, &te) || te.Step != 5 || te.Node != 4 {
+		t.Fatalf("duplicate node: got %v", err)
+	}
+	bad := in.Clone()
+	bad.Late[2] = bad.Early[2] - 1
+	_, err = Improve(bad, hidden, Options{})
+	var fe *lazymask.FieldError
+	if !errors.As(err, &fe) || fe.Field != "early" || fe.Node != 2 {
+		t.Fatalf("bad window: got %v", err)
+	}
+	if _, err := Improve(nil, hidden, Options{}); err == nil {
+		t.Fatal("nil instance accepted")
+	}
+}
+
+// TestBudgetsAndDeterminism: budgets stop the search where asked, and a
+// seed fixes the outcome of a shuffled, kicked search.
+func TestBudgetsAndDeterminism(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	in, _ := randTSPTW(rng, 30, euclid, 5)
+	start := perm(rng, 30)
+	res, err := Improve(in, start, Options{MaxMoves: 3})
+	if err != nil || res.Moves != 3 || res.Stop != MoveBudget {
+		t.Fatalf("max moves: %d moves, stop %v, err %v", res.Moves, res.Stop, err)
+	}
+	res, err = Improve(in, start, Options{MaxIterations: 2})
+	if err != nil || res.Iterations != 2 || res.Stop != IterationBudget {
+		t.Fatalf("max iterations: %d, stop %v, err %v", res.Iterations, res.Stop, err)
+	}
+	opt := Options{Shuffle: true, Kicks: 10, Seed: 42}
+	a, err := Improve(in, start, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Improve(in, start, opt)
+	if !slices.Equal(a.Tour, b.Tour) || a.Moves != b.Moves || a.Evaluations != b.Evaluations {
+		t.Fatalf("same seed, different results: %v (%d moves) vs %v (%d moves)", a.Tour, a.Moves, b.Tour, b.Moves)
+	}
+	if a.Kicks != 10 || a.Stop != LocalOptimum {
+		t.Fatalf("kicks %d stop %v", a.Kicks, a.Stop)
+	}
+}

@@ -1,0 +1,191 @@
+package localsearch
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/lmask/lmask/lazymask"
+)
+
+// TestStateAgreesWithReplay compares the O(1) feasibility test, the cost
+// arithmetic and the prefix replay of every move against full
+// lazymask.Check replays of the moved tour, over many random instances
+// (Euclidean, integer matrices without triangle inequality, asymmetric).
+func TestStateAgreesWithReplay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	instances := 120
+	if testing.Short() {
+		instances = 40
+	}
+	for _, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+		var moves, feasible, infeasible int
+		for it := 0; it < instances; it++ {
+			n := 4 + rng.IntN(9)
+			kind := distKind(it % 3)
+			var in *lazymask.Instance
+			var hidden []int
+			if prob == lazymask.TSPTW {
+				in, hidden = randTSPTW(rng, n, kind, []float64{0.1, 1, 5, 20}[it%4])
+			} else {
+				in, hidden = randTSPDL(rng, n, kind, 0.3*rng.Float64())
+			}
+			tour := hidden
+			if it%3 == 2 {
+				tour = perm(rng, n)
+			}
+			st := newState(in)
+			st.set(tour)
+			sc := scanner{n: n, maxSeg: 3}
+			var buf [maxPieces]piece
+			for _, k := range AllMoves {
+				sc.each(k, rng.IntN(n-1), func(m move) bool {
+					moves++
+					ps := m.pieces(n, &buf)
+					nb := st.build(ps, nil)
+					want, err := lazymask.Check(in, nb)
+					if _, bad := err.(*lazymask.TourError); bad {
+						t.Fatalf("%v %+v on %v: malformed %v: %v", prob, m, tour, nb, err)
+					}
+					if got := st.feasible(ps); got != want.Feasible {
+						t.Fatalf("%v kind %d %+v on %v: fast feasible %v, Check %v (viol %v)",
+							prob, kind, m, tour, got, want.Feasible, want.Violation)
+					}
+					if want.Feasible {
+						feasible++
+					} else {
+						infeasible++
+					}
+					if got := st.pathCost(ps); math.Abs(got-want.Cost) > 1e-9 {
+						t.Fatalf("%v %+v: cost %v, Check %v", prob, m, got, want.Cost)
+					}
+					if got := st.cost + st.delta(m); math.Abs(got-want.Cost) > 1e-9 {
+						t.Fatalf("%v %+v: cost by delta %v, Check %v", prob, m, got, want.Cost)
+					}
+					if got, ex := st.replay(ps, math.Inf(1)), excessOf(want); math.Abs(got-ex) > 1e-12 {
+						t.Fatalf("%v %+v: excess %v, Check %v", prob, m, got, ex)
+					}
+					return false
+				})
+			}
+		}
+		t.Logf("%v: %d moves, %d feasible, %d infeasible", prob, moves, feasible, infeasible)
+		if feasible < moves/10 || infeasible < moves/10 {
+			t.Fatalf("%v: unbalanced verdicts (%d feasible, %d infeasible of %d)", prob, feasible, infeasible, moves)
+		}
+	}
+}
+
+// TestScannerCoversNeighbourhood checks that the scanned moves produce
+// exactly the neighbours built by direct slice edits (minus in-place
+// segment reversals, which are 2-opt moves, and duplicates).
+func TestScannerCoversNeighbourhood(t *testing.T) {
+	for n := 3; n <= 9; n++ {
+		rng := rand.New(rand.NewPCG(uint64(n), 3))
+		tour := perm(rng, n)
+		in, _ := randTSPDL(rng, n, euclid, 0.1)
+		st := newState(in)
+		st.set(tour)
+		got := map[string]bool{}
+		sc := scanner{n: n, maxSeg: 3}
+		var buf [maxPieces]piece
+		for _, k := range AllMoves {
+			sc.each(k, 0, func(m move) bool {
+				got[fmt.Sprint(st.build(m.pieces(n, &buf), nil))] = true
+				return false
+			})
+		}
+		want := map[string]bool{}
+		for _, nb := range neighbours(tour, 3) {
+			want[fmt.Sprint(nb)] = true
+		}
+		delete(got, fmt.Sprint(tour))
+		delete(want, fmt.Sprint(tour))
+		if len(got) != len(want) {
+			t.Fatalf("n=%d: %d distinct neighbours scanned, %d expected", n, len(got), len(want))
+		}
+		for k := range want {
+			if !got[k] {
+				t.Fatalf("n=%d: neighbour %s not scanned", n, k)
+			}
+		}
+	}
+}
+
+// TestRangeMin compares the sparse table with a linear scan.
+func TestRangeMin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var r rangeMin
+	for n := 1; n <= 40; n++ {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		r.build(v)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				if got, want := r.min(i, j), slices.Min(v[i:j+1]); got != want {
+					t.Fatalf("n=%d min(%d,%d) = %v, want %v", n, i, j, got, want)
+				}
+			}
+		}
+	}
+}
+
+// pathCost is the closed length, from the pieces, of the tour the pieces describe.
+func (s *state) pathCost(ps []piece) float64 {
+	c := 0.0
+	prev := -1
+	for _, p := range ps {
+		if p.rev {
+			c += s.bwdCost[p.to] - s.bwdCost[p.from]
+		} else {
+			c += s.fwdCost[p.to] - s.fwdCost[p.from]
+		}
+		if prev >= 0 {
+			c += s.d(prev, s.first(p))
+		}
+		prev = s.last(p)
+	}
+	return c + s.d(prev, 0)
+}
+
+// TestIncrementalUpdate applies random moves through the incremental table
+// update and compares every table with a full rebuild.
+func TestIncrementalUpdate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for it := 0; it < 30; it++ {
+		n := 5 + rng.IntN(20)
+		in, tour := randTSPTW(rng, n, distKind(it%3), 1)
+		if it%2 == 1 {
+			in, tour = randTSPDL(rng, n, distKind(it%3), 0.2)
+		}
+		inc, full := newState(in), newState(in)
+		inc.set(tour)
+		var buf [maxPieces]piece
+		for step := 0; step < 20; step++ {
+			var m move
+			switch kind := AllMoves[rng.IntN(len(AllMoves))]; kind {
+			case TwoOpt, Swap:
+				i := 1 + rng.IntN(n-2)
+				m = move{kind: kind, i: i, j: i + 1 + rng.IntN(n-1-i)}
+			default:
+				i := 1 + rng.IntN(n-2)
+				j := rng.IntN(n)
+				if j == i-1 || j == i {
+					continue
+				}
+				m = move{kind: Relocate, i: i, j: j, k: 1}
+			}
+			next := inc.build(m.pieces(n, &buf), nil)
+			inc.update(next, false)
+			full.set(next)
+			if !slices.Equal(inc.fwdSeg, full.fwdSeg) || !slices.Equal(inc.revSeg, full.revSeg) ||
+				!slices.Equal(inc.load, full.load) || inc.cost != full.cost || inc.excess != full.excess {
+				t.Fatalf("instance %d step %d (%+v): incremental tables differ from a rebuild", it, step, m)
+			}
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package models
+
+import (
+	"math"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/lmask/lmask/models/features"
+)
+
+// query projects the decoder context [..., d] ⊕ step features to the
+// pointer query [..., d]: the context is the current node's embedding
+// followed by column 0 of stepFeat, or all 8 columns when cfg.RIE is set.
+func query(scope *model.Scope, cfg features.Config, hCur, stepFeat *Node) *Node {
+	width := 1
+	if cfg.RIE {
+		width = features.StepFeatures
+	}
+	axes := make([]SliceAxisSpec, stepFeat.Rank())
+	for i := range axes {
+		axes[i] = AxisRange()
+	}
+	axes[len(axes)-1] = AxisRange(0, width)
+	ctx := Concatenate([]*Node{hCur, Slice(stepFeat, axes...)}, -1)
+	return linear(scopeAt(scope, "dec/query"), ctx, cfg.DModel, true)
+}
+
+// pointer computes the log-probabilities [X,M,N] of M queries q [X,M,d]
+// per group X over the N nodes of that group's caches gk, gv, lk [X,N,d];
+// mask [X,M,N] is true where a node may be chosen. It applies masked
+// multi-head attention (the glimpse), project_out, the scaled pointer
+// logits, TanhClip·tanh, the mask and a log-softmax.
+func pointer(scope *model.Scope, cfg features.Config, q, gk, gv, lk, mask *Node) *Node {
+	g := q.Graph()
+	dims := q.Shape().Dimensions
+	x, m, d := dims[0], dims[1], dims[2]
+	n := gk.Shape().Dim(1)
+	h := cfg.Heads
+	dh := d / h
+	qh := Reshape(q, x, m, h, dh)
+	kh := Reshape(gk, x, n, h, dh)
+	vh := Reshape(gv, x, n, h, dh)
+	scores := MulScalar(Einsum("xmhc,xnhc->xhmn", qh, kh), 1/math.Sqrt(float64(dh)))
+	maskH := BroadcastToDims(InsertAxes(mask, 1), x, h, m, n)
+	negative := Scalar(g, dtypes.Float32, MaskedLogit)
+	scores = Where(maskH, scores, BroadcastToDims(negative, x, h, m, n))
+	attn := Softmax(scores, -1)
+	glimpse := Reshape(Einsum("xhmn,xnhc->xmhc", attn, vh), x, m, d)
+	glimpse = linear(scopeAt(scope, "dec/project_out"), glimpse, d, false)
+	logits := MulScalar(Einsum("xmc,xnc->xmn", glimpse, lk), 1/math.Sqrt(float64(d)))
+	logits = MulScalar(Tanh(logits), features.TanhClip)
+	logits = Where(mask, logits, BroadcastToDims(negative, x, m, n))
+	return LogSoftmax(logits, -1)
+}
+
+// DecoderStep computes one decoding step for R rows over encoder caches of
+// B instances: emb, glimpseK, glimpseV, logitK [B,N,d]; rowInstance and
+// current [R] int64; stepFeat [R,8] float32; mask [R,N] bool (true =
+// allowed). It returns log_probs [R,N]; masked entries are about −1e9.
+func DecoderStep(scope *model.Scope, cfg features.Config, emb, glimpseK, glimpseV, logitK, rowInstance, current, stepFeat, mask *Node) *Node {
+	r := rowInstance.Shape().Dim(0)
+	n := emb.Shape().Dim(1)
+	inst := InsertAxes(rowInstance, -1)                                                // [R,1]
+	hCur := Gather(emb, Stack([]*Node{rowInstance, current}, -1))                      // [R,d]
+	q := query(scope, cfg, hCur, stepFeat)                                             // [R,d]
+	gk, gv, lk := Gather(glimpseK, inst), Gather(glimpseV, inst), Gather(logitK, inst) // [R,N,d]
+	logp := pointer(scope, cfg, InsertAxes(q, 1), gk, gv, lk, Reshape(mask, r, 1, n))
+	return Reshape(logp, r, n)
+}
+
+// ReplayLogLik replays B·P sampled rollouts of T steps teacher-forced in
+// one graph: the encoder runs once per instance and every step of every
+// rollout is decoded in one batch. Inputs: nodeFeat [B,N,4]; current
+// [B,P,T] int64 (node the step starts from); stepFeat [B,P,T,8]; mask
+// [B,P,T,N] bool (the mask under which the step's node was drawn); chosen
+// [B,P,T] int64 (the drawn node); valid [B,P,T] float32 (1 for steps that
+// count, 0 for padding; used as a weight). It returns loglik [B,P] =
+// Σ_t valid·log p(chosen) and entropy [B,P] = Σ_t valid·(−Σ_j p_j log p_j).
+// Steps with valid = 0 may carry any mask (even all false) and any indices
+// in range; they contribute exactly zero, also to the gradient.
+func ReplayLogLik(scope *model.Scope, cfg features.Config, nodeFeat, current, stepFeat, mask, chosen, valid *Node) (loglik, entropy *Node) {
+	g := nodeFeat.Graph()
+	dims := current.Shape().Dimensions
+	b, p, t := dims[0], dims[1], dims[2]
+	n := nodeFeat.Shape().Dim(1)
+	m := p * t
+	emb, gk, gv, lk := Encoder(scope, cfg, nodeFeat)
+
+	bIdx := Iota(g, shapes.Make(dtypes.Int64, b, m), 0) // [B,M]
+	cur := Reshape(ConvertDType(current, dtypes.Int64), b, m)
+	hCur := Gather(emb, Stack([]*Node{bIdx, cur}, -1)) // [B,M,d]
+	q := query(scope, cfg, hCur, Reshape(stepFeat, b, m, features.StepFeatures))
+
+	validM := Reshape(valid, b, m)
+	counts := GreaterThan(validM, ZerosLike(validM)) // [B,M] bool
+	padded := BroadcastToDims(InsertAxes(LogicalNot(counts), -1), b, m, n)
+	effMask := LogicalOr(Reshape(mask, b, m, n), padded)
+	logp := pointer(scope, cfg, q, gk, gv, lk, effMask) // [B,M,N]
+
+	mIdx := Iota(g, shapes.Make(dtypes.Int64, b, m), 1)
+	ch := Reshape(ConvertDType(chosen, dtypes.Int64), b, m)
+	picked := Gather(logp, Stack([]*Node{bIdx, mIdx, ch}, -1)) // [B,M]
+	zero := ZerosLike(picked)
+	picked = Mul(Where(counts, picked, zero), validM)
+
+	prob := Exp(logp)
+	plogp := Where(effMask, Mul(prob, logp), ZerosLike(logp))
+	ent := Neg(ReduceSum(plogp, -1)) // [B,M]
+	ent = Mul(Where(counts, ent, zero), validM)
+
+	loglik = ReduceSum(Reshape(picked, b, p, t), -1)
+	entropy = ReduceSum(Reshape(ent, b, p, t), -1)
+	return loglik, entropy
+}

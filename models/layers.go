@@ -1,0 +1,160 @@
+package models
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/lmask/lmask/models/features"
+)
+
+// MaskedLogit is the value that replaces the attention scores and pointer
+// logits of masked nodes before a softmax.
+const MaskedLogit = -1e9
+
+// scopeAt descends from scope into the "/"-separated path p.
+func scopeAt(scope *model.Scope, p string) *model.Scope {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' {
+			if i > start {
+				scope = scope.At("%s", p[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return scope
+}
+
+// param returns the graph node of the float32 variable name (a single path
+// element) in scope, creating it with shape dims when it does not exist yet.
+// New variables draw weights uniformly from ±1/√dims[0]; norm scales start
+// at 1 and offsets at 0.
+func param(scope *model.Scope, g *Graph, name string, dims ...int) *Node {
+	shape := shapes.Make(dtypes.Float32, dims...)
+	if v := scope.GetVariable(name); v != nil {
+		if !v.Shape().Equal(shape) {
+			panic(fmt.Errorf("variable %s/%s has shape %s, want %s", scope.Scope(), name, v.Shape(), shape))
+		}
+		return v.NodeValue(g)
+	}
+	init := func(g *Graph, shape shapes.Shape) *Node {
+		switch name {
+		case "scale":
+			return Ones(g, shape)
+		case "offset":
+			return Zeros(g, shape)
+		}
+		bound := 1 / math.Sqrt(float64(shape.Dimensions[0]))
+		seed := fnv.New64a()
+		seed.Write([]byte(scope.Scope() + "/" + name))
+		state, err := RNGStateFromSeed(int64(seed.Sum64() >> 1))
+		if err != nil {
+			panic(err)
+		}
+		_, u := RandomUniform(Const(g, state), shape)
+		return AddScalar(MulScalar(u, 2*bound), -bound)
+	}
+	return scope.WithInitializer(init).VariableWithShape(name, shape).NodeValue(g)
+}
+
+// linear applies y = x·W (+ b) over the last axis of x with the variables
+// "w" [in,out] and, when bias is set, "b" [out] of scope.
+func linear(scope *model.Scope, x *Node, out int, bias bool) *Node {
+	g := x.Graph()
+	in := x.Shape().Dim(-1)
+	w := param(scope, g, "w", in, out)
+	y := Dot(x, w).General([]int{x.Rank() - 1}, nil, []int{0}, nil)
+	if bias {
+		y = addLast(y, param(scope, g, "b", out))
+	}
+	return y
+}
+
+// addLast adds the vector v to x over x's last axis.
+func addLast(x, v *Node) *Node { return Add(x, ExpandLeftToRank(v, x.Rank())) }
+
+// instanceNorm normalises x [B,N,d] over the node axis per channel with the
+// biased variance and eps features.NormEps, then applies the affine
+// "scale" and "offset" [d] of scope.
+func instanceNorm(scope *model.Scope, x *Node) *Node {
+	g := x.Graph()
+	d := x.Shape().Dim(-1)
+	mean := ReduceAndKeep(x, ReduceMean, 1)
+	xc := Sub(x, mean)
+	variance := ReduceAndKeep(Square(xc), ReduceMean, 1)
+	inv := Reciprocal(Sqrt(AddScalar(variance, features.NormEps)))
+	y := Mul(xc, inv)
+	scale := ExpandLeftToRank(param(scope, g, "scale", d), y.Rank())
+	return addLast(Mul(y, scale), param(scope, g, "offset", d))
+}
+
+// selfAttention is the encoder's multi-head self-attention of x [B,N,d]
+// with biased q/k/v/o projections in the sub-scopes of scope.
+func selfAttention(scope *model.Scope, x *Node, heads int) *Node {
+	dims := x.Shape().Dimensions
+	b, n, d := dims[0], dims[1], dims[2]
+	dh := d / heads
+	q := Reshape(linear(scope.At("q"), x, d, true), b, n, heads, dh)
+	k := Reshape(linear(scope.At("k"), x, d, true), b, n, heads, dh)
+	v := Reshape(linear(scope.At("v"), x, d, true), b, n, heads, dh)
+	scores := MulScalar(Einsum("bqhc,bkhc->bhqk", q, k), 1/math.Sqrt(float64(dh)))
+	attn := Softmax(scores, -1)
+	o := Reshape(Einsum("bhqk,bkhc->bqhc", attn, v), b, n, d)
+	return linear(scope.At("o"), o, d, true)
+}
+
+// feedForward is the encoder's d→ffn→d ReLU network.
+func feedForward(scope *model.Scope, x *Node, ffn int) *Node {
+	g := x.Graph()
+	d := x.Shape().Dim(-1)
+	h := Dot(x, param(scope, g, "w1", d, ffn)).General([]int{2}, nil, []int{0}, nil)
+	h = addLast(h, param(scope, g, "b1", ffn))
+	h = Max(h, ZerosLike(h))
+	y := Dot(h, param(scope, g, "w2", ffn, d)).General([]int{2}, nil, []int{0}, nil)
+	return addLast(y, param(scope, g, "b2", d))
+}
+
+// Encoder embeds nodeFeat [B,N,4] (row 0 of each instance is the depot) and
+// runs cfg.Layers post-norm attention layers. It returns the final node
+// embeddings and their projections glimpse K, glimpse V and logit K, each
+// [B,N,d].
+func Encoder(scope *model.Scope, cfg features.Config, nodeFeat *Node) (emb, glimpseK, glimpseV, logitK *Node) {
+	d := cfg.DModel
+	depot := Slice(nodeFeat, AxisRange(), AxisRange(0, 1), AxisRange(0, 2))
+	nodes := Slice(nodeFeat, AxisRange(), AxisRangeToEnd(1), AxisRange())
+	x := Concatenate([]*Node{
+		linear(scopeAt(scope, "init/depot"), depot, d, true),
+		linear(scopeAt(scope, "init/node"), nodes, d, true),
+	}, 1)
+	for l := 0; l < cfg.Layers; l++ {
+		ls := scopeAt(scope, fmt.Sprintf("enc/%d", l))
+		x = instanceNorm(ls.At("norm1"), Add(x, selfAttention(ls.At("mha"), x, cfg.Heads)))
+		x = instanceNorm(ls.At("norm2"), Add(x, feedForward(ls.At("ffn"), x, cfg.FFN)))
+	}
+	parts := projectNodes(scopeAt(scope, "dec/project_nodes"), x)
+	return x, parts[0], parts[1], parts[2]
+}
+
+// projectNodes applies the bias-free Linear(d→3d) "w" of scope to x
+// [B,N,d] and returns its three [B,N,d] parts (glimpse K, glimpse V, logit
+// K). The parts of W are selected with constant one-hot contractions
+// instead of slices, whose gradient (Pad) the ONNX Runtime backend lacks.
+func projectNodes(scope *model.Scope, x *Node) [3]*Node {
+	g := x.Graph()
+	d := x.Shape().Dim(-1)
+	w := Reshape(param(scope, g, "w", d, 3*d), d, 3, d)
+	var parts [3]*Node
+	for k := range parts {
+		sel := make([]float32, 3)
+		sel[k] = 1
+		wk := Dot(w, Const(g, sel)).General([]int{1}, nil, []int{0}, nil) // [d,d]
+		parts[k] = Dot(x, wk).General([]int{x.Rank() - 1}, nil, []int{0}, nil)
+	}
+	return parts
+}

@@ -1,0 +1,229 @@
+package models
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/lmask/lmask/models/features"
+)
+
+// maxCachedShapes bounds the number of compiled shapes per executable.
+const maxCachedShapes = 64
+
+// Model is the GoMLX policy model: a config, a compute backend, a
+// model.Store holding one variable per canonical parameter name (full path
+// "/" + name), and executables compiled once per input shape. The methods
+// are safe for concurrent use; a Policy is not.
+type Model struct {
+	cfg     features.Config
+	backend compute.Backend
+	store   *model.Store
+
+	mu                           sync.Mutex
+	encExec, decExec, replayExec *model.Exec
+}
+
+// New creates a model of config cfg on the backend named by backendSpec
+// (see NewBackend) with weights features.RandomWeights(cfg, seed).
+func New(cfg features.Config, backendSpec string, seed uint64) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	backend, err := NewBackend(backendSpec)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{cfg: cfg, backend: backend, store: model.NewStore()}
+	if err := m.SetWeights(features.RandomWeights(cfg, seed)); err != nil {
+		return nil, err
+	}
+	m.encExec, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
+		emb, gk, gv, lk := Encoder(scope, m.cfg, in[0])
+		return []*Node{emb, gk, gv, lk}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build encoder: %w", err)
+	}
+	m.decExec, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
+		return []*Node{DecoderStep(scope, m.cfg, in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7])}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build decoder: %w", err)
+	}
+	m.replayExec, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
+		ll, ent := ReplayLogLik(scope, m.cfg, in[0], in[1], in[2], in[3], in[4], in[5])
+		return []*Node{ll, ent}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build replay: %w", err)
+	}
+	for _, e := range []*model.Exec{m.encExec, m.decExec, m.replayExec} {
+		e.SetMaxCache(maxCachedShapes)
+	}
+	return m, nil
+}
+
+// Config returns the model's configuration.
+func (m *Model) Config() features.Config { return m.cfg }
+
+// Backend returns the compute backend the model runs on.
+func (m *Model) Backend() compute.Backend { return m.backend }
+
+// Store returns the variable store. A trainer builds its train-step
+// executable on it (model.NewExec(m.Backend(), m.Store(), ...)); optimizer
+// state and the global step live in the same store.
+func (m *Model) Store() *model.Store { return m.store }
+
+// VariablePath returns the store path of a canonical parameter name.
+func VariablePath(name string) string { return "/" + name }
+
+// Weights reads the current parameters out as features.Weights.
+func (m *Model) Weights() (features.Weights, error) {
+	w := features.Weights{}
+	for _, s := range m.cfg.Specs() {
+		v := m.store.GetVariable(VariablePath(s.Name))
+		if v == nil {
+			return nil, fmt.Errorf("weights: variable %s missing from the store", s.Name)
+		}
+		t, err := v.Value()
+		if err != nil {
+			return nil, fmt.Errorf("weights: read %s: %w", s.Name, err)
+		}
+		data, err := tensors.CopyFlatData[float32](t)
+		if err != nil {
+			return nil, fmt.Errorf("weights: read %s: %w", s.Name, err)
+		}
+		w[s.Name] = features.Tensor{Shape: append([]int(nil), s.Shape...), Data: data}
+	}
+	return w, nil
+}
+
+// SetWeights replaces every parameter by the values of w, which must hold
+// exactly the parameters of the model's config (w.Check).
+func (m *Model) SetWeights(w features.Weights) error {
+	if err := w.Check(m.cfg); err != nil {
+		return err
+	}
+	for _, s := range m.cfg.Specs() {
+		t := tensors.FromFlatDataAndDimensions(append([]float32(nil), w[s.Name].Data...), s.Shape...)
+		path := VariablePath(s.Name)
+		if v := m.store.GetVariable(path); v != nil {
+			if err := v.SetValue(t); err != nil {
+				return fmt.Errorf("set weights: %s: %w", s.Name, err)
+			}
+			continue
+		}
+		m.store.VariableWithValue(path, t)
+	}
+	return nil
+}
+
+// callExec runs e and converts a panic raised while building the graph into
+// an error.
+func callExec(e *model.Exec, what string, args ...any) (out []*tensors.Tensor, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: %v", what, r)
+		}
+	}()
+	out, err = e.Call(args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
+// Encoded holds the encoder outputs of a batch of B instances of N nodes,
+// kept on the backend: node_emb, glimpse_k, glimpse_v, logit_k [B,N,d].
+type Encoded struct {
+	B, N int
+	out  []*tensors.Tensor
+}
+
+// Host copies the four encoder outputs to Go slices (each B·N·d values).
+func (e *Encoded) Host() (emb, glimpseK, glimpseV, logitK []float32, err error) {
+	var r [4][]float32
+	for i, t := range e.out {
+		if r[i], err = tensors.CopyFlatData[float32](t); err != nil {
+			return nil, nil, nil, nil, fmt.Errorf("read encoder output %s: %w", features.EncoderOutputs[i], err)
+		}
+	}
+	return r[0], r[1], r[2], r[3], nil
+}
+
+// Release frees the backend memory of the outputs.
+func (e *Encoded) Release() {
+	for _, t := range e.out {
+		_ = t.FinalizeAll()
+	}
+	e.out = nil
+}
+
+// Encode runs the encoder on nodeFeat [B,N,4] given as a tensor (reused
+// between calls by Policy).
+func (m *Model) encodeTensor(nodeFeat *tensors.Tensor) (*Encoded, error) {
+	dims := nodeFeat.Shape().Dimensions
+	out, err := callExec(m.encExec, "encoder", nodeFeat)
+	if err != nil {
+		return nil, err
+	}
+	return &Encoded{B: dims[0], N: dims[1], out: out}, nil
+}
+
+// Encode runs the encoder on node features nodeFeat (B·N·4 values,
+// row-major [B,N,4]).
+func (m *Model) Encode(nodeFeat []float32, b, n int) (*Encoded, error) {
+	if b <= 0 || n < 2 || len(nodeFeat) != b*n*features.NodeFeatures {
+		return nil, fmt.Errorf("encode: node_feat has %d values, want B·N·4 with B=%d ≥ 1, N=%d ≥ 2", len(nodeFeat), b, n)
+	}
+	return m.encodeTensor(tensors.FromFlatDataAndDimensions(append([]float32(nil), nodeFeat...), b, n, features.NodeFeatures))
+}
+
+// DecodeStep runs one decoder step for R = len(current) rows over enc:
+// rowInstance and current [R], stepFeat [R,8], mask [R,N] (true =
+// allowed). It returns log_probs [R,N] row-major.
+func (m *Model) DecodeStep(enc *Encoded, rowInstance, current []int64, stepFeat []float32, mask []bool) ([]float32, error) {
+	r := len(current)
+	if r == 0 || len(rowInstance) != r || len(stepFeat) != r*features.StepFeatures || len(mask) != r*enc.N {
+		return nil, fmt.Errorf("decode step: R=%d rows need row_instance %d, step_feat %d and mask %d values; got %d, %d, %d",
+			r, r, r*features.StepFeatures, r*enc.N, len(rowInstance), len(stepFeat), len(mask))
+	}
+	for i := range current {
+		if rowInstance[i] < 0 || int(rowInstance[i]) >= enc.B || current[i] < 0 || int(current[i]) >= enc.N {
+			return nil, fmt.Errorf("decode step: row %d: instance %d / current %d out of range B=%d N=%d", i, rowInstance[i], current[i], enc.B, enc.N)
+		}
+	}
+	in := decodeInputs{
+		rowInst:  tensors.FromFlatDataAndDimensions(append([]int64(nil), rowInstance...), r),
+		current:  tensors.FromFlatDataAndDimensions(append([]int64(nil), current...), r),
+		stepFeat: tensors.FromFlatDataAndDimensions(append([]float32(nil), stepFeat...), r, features.StepFeatures),
+		mask:     tensors.FromFlatDataAndDimensions(append([]bool(nil), mask...), r, enc.N),
+	}
+	t, err := m.decodeTensors(enc, in)
+	if err != nil {
+		return nil, err
+	}
+	defer t.FinalizeAll()
+	return tensors.CopyFlatData[float32](t)
+}
+
+// decodeInputs are the per-row decoder inputs as tensors.
+type decodeInputs struct {
+	rowInst, current, stepFeat, mask *tensors.Tensor
+}
+
+func (m *Model) decodeTensors(enc *Encoded, in decodeInputs) (*tensors.Tensor, error) {
+	if enc.out == nil {
+		return nil, fmt.Errorf("decode step: encoder outputs were released")
+	}
+	out, err := callExec(m.decExec, "decoder", enc.out[0], enc.out[1], enc.out[2], enc.out[3], in.rowInst, in.current, in.stepFeat, in.mask)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}

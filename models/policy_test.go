@@ -1,0 +1,103 @@
+package models
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/models/features"
+)
+
+// randomInstance builds a valid instance of problem p with n nodes.
+func randomInstance(rng *rand.Rand, p lazymask.Problem, n int) *lazymask.Instance {
+	in := &lazymask.Instance{Problem: p, N: n, Name: "random", Scale: 1, X: make([]float64, n), Y: make([]float64, n)}
+	for i := range in.X {
+		in.X[i], in.Y[i] = rng.Float64(), rng.Float64()
+	}
+	if p == lazymask.TSPTW {
+		in.Early, in.Late, in.Service = make([]float64, n), make([]float64, n), make([]float64, n)
+		in.Late[0] = 10
+		for i := 1; i < n; i++ {
+			in.Early[i] = rng.Float64() * 5
+			in.Late[i] = in.Early[i] + 1 + rng.Float64()*4
+		}
+	} else {
+		in.Demand, in.Draft = make([]float64, n), make([]float64, n)
+		in.Draft[0] = 1
+		for i := 1; i < n; i++ {
+			in.Demand[i] = 1 / float64(n-1)
+			in.Draft[i] = 0.3 + 0.7*rng.Float64()
+		}
+	}
+	return in
+}
+
+// randomStepBatch draws r rows over b instances of n nodes.
+func randomStepBatch(rng *rand.Rand, r, b, n int) *lazymask.StepBatch {
+	sb := &lazymask.StepBatch{N: n, Mask: make([]bool, r*n)}
+	for i := 0; i < r; i++ {
+		sb.Traj = append(sb.Traj, i)
+		sb.Inst = append(sb.Inst, rng.IntN(b))
+		sb.Current = append(sb.Current, rng.IntN(n))
+		sb.State = append(sb.State, rng.Float64()*3)
+		sb.Refine = append(sb.Refine, rng.IntN(6))
+		sb.Budget = append(sb.Budget, rng.IntN(2) == 0)
+		sb.NumSteps = append(sb.NumSteps, rng.IntN(n))
+		randomMask(rng, sb.Mask[i*n:(i+1)*n])
+	}
+	return sb
+}
+
+// TestPolicyMatchesReference compares Policy scores with the reference
+// policy on the allowed nodes, over several decodes and row buckets.
+func TestPolicyMatchesReference(t *testing.T) {
+	for _, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+		cfg := smallConfig(prob.String(), true)
+		m := newTestModel(t, cfg, 21)
+		w, err := m.Weights()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := features.NewReferencePolicy(cfg, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pol := m.Policy()
+		defer pol.Close()
+		rng := rand.New(rand.NewPCG(uint64(prob), 5))
+		for _, sz := range []struct{ b, n, r int }{{3, 10, 13}, {3, 10, 3}, {5, 12, 40}} {
+			insts := make([]*lazymask.Instance, sz.b)
+			for i := range insts {
+				insts[i] = randomInstance(rng, prob, sz.n)
+				if err := insts[i].Validate(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := pol.Begin(insts); err != nil {
+				t.Fatal(err)
+			}
+			if err := ref.Begin(insts); err != nil {
+				t.Fatal(err)
+			}
+			sb := randomStepBatch(rng, sz.r, sz.b, sz.n)
+			got, want := make([]float32, sz.r*sz.n), make([]float32, sz.r*sz.n)
+			if err := pol.Scores(sb, got); err != nil {
+				t.Fatal(err)
+			}
+			if err := ref.Scores(sb, want); err != nil {
+				t.Fatal(err)
+			}
+			for i, ok := range sb.Mask {
+				if !ok {
+					got[i], want[i] = 0, 0
+				}
+			}
+			maxAbsDiff(t, "policy scores", got, want, 1e-4)
+		}
+		bad := randomStepBatch(rng, 2, 5, 12)
+		bad.Inst[1] = 8
+		if err := pol.Scores(bad, make([]float32, 24)); err == nil {
+			t.Fatal("Scores accepted a row referring to instance 8 of 5")
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package models
+
+import (
+	"fmt"
+
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/lmask/lmask/models/features"
+)
+
+// ReplayBatch holds B instances × P rollouts × T steps of recorded
+// decisions for ReplayLogLik, row-major with the shapes of its fields.
+type ReplayBatch struct {
+	B, P, T, N int
+
+	NodeFeat []float32 // [B,N,4]
+	Current  []int64   // [B,P,T] node each step starts from
+	StepFeat []float32 // [B,P,T,8]
+	Mask     []bool    // [B,P,T,N] true = node was allowed
+	Chosen   []int64   // [B,P,T] node drawn at the step
+	Valid    []float32 // [B,P,T] 1 = step counts, 0 = padding
+}
+
+// NewReplayBatch allocates a zeroed batch of the given sizes.
+func NewReplayBatch(b, p, t, n int) *ReplayBatch {
+	s := b * p * t
+	return &ReplayBatch{B: b, P: p, T: t, N: n,
+		NodeFeat: make([]float32, b*n*features.NodeFeatures),
+		Current:  make([]int64, s),
+		StepFeat: make([]float32, s*features.StepFeatures),
+		Mask:     make([]bool, s*n),
+		Chosen:   make([]int64, s),
+		Valid:    make([]float32, s),
+	}
+}
+
+// Validate checks sizes and index ranges, and that every valid step chose
+// an allowed node.
+func (r *ReplayBatch) Validate() error {
+	if r.B <= 0 || r.P <= 0 || r.T <= 0 || r.N < 2 {
+		return fmt.Errorf("replay batch: sizes B=%d P=%d T=%d N=%d must be positive (N ≥ 2)", r.B, r.P, r.T, r.N)
+	}
+	s := r.B * r.P * r.T
+	for _, f := range []struct {
+		name      string
+		got, want int
+	}{
+		{"node_feat", len(r.NodeFeat), r.B * r.N * features.NodeFeatures},
+		{"current", len(r.Current), s},
+		{"step_feat", len(r.StepFeat), s * features.StepFeatures},
+		{"mask", len(r.Mask), s * r.N},
+		{"chosen", len(r.Chosen), s},
+		{"valid", len(r.Valid), s},
+	} {
+		if f.got != f.want {
+			return fmt.Errorf("replay batch: %s has %d values, want %d", f.name, f.got, f.want)
+		}
+	}
+	for i := 0; i < s; i++ {
+		if r.Current[i] < 0 || r.Current[i] >= int64(r.N) || r.Chosen[i] < 0 || r.Chosen[i] >= int64(r.N) {
+			return fmt.Errorf("replay batch: step %d: current %d / chosen %d out of range N=%d", i, r.Current[i], r.Chosen[i], r.N)
+		}
+		if r.Valid[i] != 0 && !r.Mask[i*r.N+int(r.Chosen[i])] {
+			return fmt.Errorf("replay batch: step %d: chosen node %d is masked", i, r.Chosen[i])
+		}
+	}
+	return nil
+}
+
+// Tensors returns the six graph inputs of ReplayLogLik in order.
+func (r *ReplayBatch) Tensors() []any {
+	return []any{
+		tensors.FromFlatDataAndDimensions(r.NodeFeat, r.B, r.N, features.NodeFeatures),
+		tensors.FromFlatDataAndDimensions(r.Current, r.B, r.P, r.T),
+		tensors.FromFlatDataAndDimensions(r.StepFeat, r.B, r.P, r.T, features.StepFeatures),
+		tensors.FromFlatDataAndDimensions(r.Mask, r.B, r.P, r.T, r.N),
+		tensors.FromFlatDataAndDimensions(r.Chosen, r.B, r.P, r.T),
+		tensors.FromFlatDataAndDimensions(r.Valid, r.B, r.P, r.T),
+	}
+}
+
+// Replay evaluates ReplayLogLik (no gradient) and returns loglik and
+// entropy [B,P] row-major.
+func (m *Model) Replay(r *ReplayBatch) (loglik, entropy []float32, err error) {
+	if err := r.Validate(); err != nil {
+		return nil, nil, err
+	}
+	out, err := callExec(m.replayExec, "replay", r.Tensors()...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		for _, t := range out {
+			_ = t.FinalizeAll()
+		}
+	}()
+	if loglik, err = tensors.CopyFlatData[float32](out[0]); err != nil {
+		return nil, nil, err
+	}
+	if entropy, err = tensors.CopyFlatData[float32](out[1]); err != nil {
+		return nil, nil, err
+	}
+	return loglik, entropy, nil
+}

@@ -1,0 +1,203 @@
+package trainer
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/lmask/lmask/models"
+	"github.com/lmask/lmask/models/features"
+)
+
+// EncoderFLOPs estimates the floating-point operations of one encoder pass
+// over an instance of n nodes (multiply-add = 2 FLOPs): per layer the four
+// projections, the attention scores and weighted sums, and the FFN; then
+// the glimpse/logit key projection.
+func EncoderFLOPs(c features.Config, n int) float64 {
+	d, f := float64(c.DModel), float64(c.FFN)
+	nn := float64(n)
+	layer := 8*nn*d*d + 4*nn*nn*d + 4*nn*d*f
+	return float64(c.Layers)*layer + 6*nn*d*d + 2*nn*features.NodeFeatures*d
+}
+
+// DecoderFLOPs estimates the FLOPs of one decoder step for one row over n
+// nodes: the query projection, the glimpse attention, project_out and the
+// pointer logits.
+func DecoderFLOPs(c features.Config, n int) float64 {
+	d := float64(c.DModel)
+	return 2*float64(c.QueryInputs())*d + 6*float64(n)*d + 2*d*d
+}
+
+// BenchRow is the measured training throughput of one backend.
+type BenchRow struct {
+	Backend string
+	// InstPerSec is training instances per second over the timed steps.
+	InstPerSec float64
+	// RolloutSec and ReplaySec are the mean seconds per iteration spent in
+	// the rollouts (no gradients) and in the replay-and-update step.
+	RolloutSec, ReplaySec float64
+	// RolloutGFLOPS, ReplayGFLOPS and GFLOPS are the achieved rates from the
+	// analytic FLOP counts (replay counts forward + backward as 3×
+	// forward).
+	RolloutGFLOPS, ReplayGFLOPS, GFLOPS float64
+	// PeakGFLOPS is the measured MatMul rate of the backend.
+	PeakGFLOPS float64
+	// CompileSec is the wall time of the first (compiling) iteration.
+	CompileSec float64
+	// Err is set when the backend could not run.
+	Err error
+}
+
+// BenchConfig selects what Bench measures.
+type BenchConfig struct {
+	// Config is the run configuration (problem, size, batch, samples,
+	// model sizes); its Backend is replaced by each of Backends.
+	Config   Config
+	Backends []string
+	// Steps is the number of timed iterations after one warm-up.
+	Steps int
+	// Dir is a scratch directory for the runs.
+	Dir string
+}
+
+// Bench measures training iterations per backend: one warm-up iteration
+// (compiles the graphs), then Steps timed ones, plus a MatMul peak.
+func Bench(bc BenchConfig, log io.Writer) []BenchRow {
+	if log == nil {
+		log = io.Discard
+	}
+	var rows []BenchRow
+	for _, be := range bc.Backends {
+		row := BenchRow{Backend: be}
+		row.PeakGFLOPS, row.Err = MatMulPeak(be)
+		if row.Err == nil {
+			row.Err = benchBackend(bc, be, &row, log)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func benchBackend(bc BenchConfig, backend string, row *BenchRow, log io.Writer) error {
+	cfg := bc.Config
+	cfg.Backend = backend
+	cfg.ValFile, cfg.CheckpointEvery, cfg.ValEvery = "", 0, 0
+	cfg.Steps = bc.Steps + 1
+	dir, err := os.MkdirTemp(bc.Dir, "bench-"+sanitizeName(backend)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	tr, err := New(cfg, Options{Dir: dir})
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if _, err := tr.TrainStep(); err != nil {
+		return err
+	}
+	row.CompileSec = time.Since(start).Seconds()
+	fmt.Fprintf(log, "%s: warm-up iteration %.1fs\n", backend, row.CompileSec)
+	var roll, rep, backtracks float64
+	start = time.Now()
+	for i := 0; i < bc.Steps; i++ {
+		r, err := tr.TrainStep()
+		if err != nil {
+			return err
+		}
+		roll += r.RolloutSec
+		rep += r.ReplaySec
+		backtracks += r.Backtracks
+		fmt.Fprintf(log, "%s: iteration %d: rollout %.2fs, replay %.2fs\n", backend, i+1, r.RolloutSec, r.ReplaySec)
+	}
+	total := time.Since(start).Seconds()
+	k := float64(bc.Steps)
+	row.InstPerSec = float64(cfg.Batch) * k / total
+	row.RolloutSec, row.ReplaySec = roll/k, rep/k
+	mc := cfg.Model
+	b, p, t := float64(cfg.Batch), float64(cfg.Samples), float64(cfg.Size-1)
+	enc, dec := EncoderFLOPs(mc, cfg.Size), DecoderFLOPs(mc, cfg.Size)
+	rollF := b*enc + b*p*(t+backtracks/k)*dec
+	repF := 3 * (b*enc + b*p*t*dec)
+	row.RolloutGFLOPS = rollF / row.RolloutSec / 1e9
+	row.ReplayGFLOPS = repF / row.ReplaySec / 1e9
+	row.GFLOPS = (rollF + repF) / (row.RolloutSec + row.ReplaySec) / 1e9
+	return nil
+}
+
+func sanitizeName(s string) string {
+	out := []byte(s)
+	for i, c := range out {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			out[i] = '_'
+		}
+	}
+	return string(out)
+}
+
+// MatMulPeak measures the float32 MatMul rate of a backend in GFLOP/s: a
+// graph of 8 chained [2048,512]×[512,512] products, run after a warm-up.
+func MatMulPeak(backend string) (float64, error) {
+	be, err := models.NewBackend(backend)
+	if err != nil {
+		return 0, err
+	}
+	const m, k, chain, reps = 2048, 512, 8, 5
+	e, err := NewExec(be, func(x, w *Node) *Node {
+		for i := 0; i < chain; i++ {
+			x = MulScalar(Dot(x, w).Product(), 1.0/16)
+		}
+		return ReduceAllSum(x)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("matmul peak: %w", err)
+	}
+	defer e.Finalize()
+	x := tensors.FromShape(shapes.Make(dtypes.Float32, m, k))
+	w := tensors.FromShape(shapes.Make(dtypes.Float32, k, k))
+	tensors.MustMutableFlatData(w, func(f []float32) {
+		for i := range f {
+			f[i] = float32(i%7) / 7
+		}
+	})
+	run := func() error {
+		out, err := e.Call(x, w)
+		for _, t := range out {
+			t.FinalizeAll()
+		}
+		return err
+	}
+	if err := run(); err != nil {
+		return 0, fmt.Errorf("matmul peak: %w", err)
+	}
+	start := time.Now()
+	for i := 0; i < reps; i++ {
+		if err := run(); err != nil {
+			return 0, fmt.Errorf("matmul peak: %w", err)
+		}
+	}
+	sec := time.Since(start).Seconds()
+	return 2 * m * k * k * chain * reps / sec / 1e9, nil
+}
+
+// WriteBenchTable prints rows as an aligned text table.
+func WriteBenchTable(w io.Writer, cfg Config, rows []BenchRow) {
+	fmt.Fprintf(w, "%s-%d, batch %d × %d samples, model L=%d d=%d h=%d ffn=%d, budget %d\n",
+		cfg.Problem, cfg.Size, cfg.Batch, cfg.Samples, cfg.Model.Layers, cfg.Model.DModel, cfg.Model.Heads, cfg.Model.FFN, cfg.Budget)
+	fmt.Fprintf(w, "%-8s %9s %9s %9s %10s %10s %10s %10s %9s\n",
+		"backend", "inst/s", "rollout", "replay", "roll GF/s", "repl GF/s", "all GF/s", "peak GF/s", "warm-up")
+	for _, r := range rows {
+		if r.Err != nil {
+			fmt.Fprintf(w, "%-8s error: %v\n", r.Backend, r.Err)
+			continue
+		}
+		fmt.Fprintf(w, "%-8s %9.2f %8.2fs %8.2fs %10.1f %10.1f %10.1f %10.1f %8.1fs\n",
+			r.Backend, r.InstPerSec, r.RolloutSec, r.ReplaySec, r.RolloutGFLOPS, r.ReplayGFLOPS, r.GFLOPS, r.PeakGFLOPS, r.CompileSec)
+	}
+}

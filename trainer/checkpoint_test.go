@@ -1,0 +1,169 @@
+package trainer
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/models/features"
+)
+
+func TestCheckpoint_RoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	store := model.NewStore()
+	store.VariableWithValue("/init/depot/w", tensors.FromFlatDataAndDimensions([]float32{1, 2, 3, 4, 5, 6}, 2, 3))
+	store.VariableWithValue("/global_step", int64(42)).SetTrainable(false)
+	cfg := DefaultConfig("tsptw", 10, "easy")
+	st := State{Config: cfg, Step: 7, InstancesSeen: 112, WallSeconds: 3.5, RNG: []byte{1, 2, 3},
+		LastVal: &ValMetrics{Instances: 4, Obj: 2.5}}
+	if err := SaveCheckpoint(dir, st, store); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := ReadCheckpoint(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Step != 7 || ck.InstancesSeen != 112 || ck.WallSeconds != 3.5 || string(ck.RNG) != "\x01\x02\x03" ||
+		ck.LastVal.Obj != 2.5 || ck.Config.Size != 10 || ck.Config.Problem != "tsptw" {
+		t.Errorf("state read back: %+v", ck.State)
+	}
+	fresh := model.NewStore()
+	fresh.VariableWithValue("/init/depot/w", tensors.FromFlatDataAndDimensions(make([]float32, 6), 2, 3))
+	if err := ck.Restore(fresh); err != nil {
+		t.Fatal(err)
+	}
+	got := tensors.MustCopyFlatData[float32](fresh.GetVariable("/init/depot/w").MustValue())
+	for i, v := range []float32{1, 2, 3, 4, 5, 6} {
+		if got[i] != v {
+			t.Fatalf("restored w = %v", got)
+		}
+	}
+	gs := fresh.GetVariable("/global_step")
+	if gs == nil || gs.Trainable || tensors.ToScalar[int64](gs.MustValue()) != 42 {
+		t.Fatalf("global step not restored as a non-trainable 42: %v", gs)
+	}
+	w, err := ck.Weights([]features.Spec{{Name: "init/depot/w", Shape: []int{2, 3}}})
+	if err != nil || w["init/depot/w"].Data[5] != 6 {
+		t.Fatalf("Weights: %v %v", w, err)
+	}
+	if _, err := ck.Weights([]features.Spec{{Name: "dec/query/w", Shape: []int{2, 3}}}); err == nil || !strings.Contains(err.Error(), "dec/query/w") {
+		t.Errorf("missing parameter: error %v", err)
+	}
+	// A shape mismatch is refused with the variable's name.
+	bad := model.NewStore()
+	bad.VariableWithValue("/init/depot/w", tensors.FromFlatDataAndDimensions(make([]float32, 4), 2, 2))
+	if err := ck.Restore(bad); err == nil || !strings.Contains(err.Error(), "/init/depot/w") {
+		t.Errorf("shape mismatch: error %v", err)
+	}
+}
+
+func TestCheckpoint_DamageDetected(t *testing.T) {
+	dir := t.TempDir()
+	store := model.NewStore()
+	store.VariableWithValue("/x", tensors.FromFlatDataAndDimensions([]float32{1, 2, 3, 4}, 4))
+	if err := SaveCheckpoint(dir, State{Config: DefaultConfig("tspdl", 10, "hard")}, store); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, CheckpointFile)
+	raw, _ := os.ReadFile(path)
+	raw[len(raw)-1] ^= 0xff
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCheckpoint(dir); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("damaged data: error %v", err)
+	}
+	if err := os.WriteFile(path, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCheckpoint(dir); err == nil || !strings.Contains(err.Error(), "magic") {
+		t.Errorf("not a checkpoint: error %v", err)
+	}
+	if _, err := ReadCheckpoint(t.TempDir()); !errors.Is(err, ErrNoCheckpoint) {
+		t.Errorf("empty dir: error %v, want ErrNoCheckpoint", err)
+	}
+}
+
+func TestMetricsLog_ResumeDropsLaterSteps(t *testing.T) {
+	dir := t.TempDir()
+	l, err := OpenMetricsLog(dir, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 1; s <= 5; s++ {
+		if err := l.Append(Record{Kind: KindTrain, Step: s, Reward: -float64(s), PenCost: float64(s)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Append(Record{Kind: KindVal, Step: 4, Val: &ValMetrics{Instances: 2, Obj: 3, SolInfeasible: 0.5}}); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := OpenMetricsLog(dir, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(l2.Records()); n != 3 {
+		t.Fatalf("kept %d records, want 3", n)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, MetricsFile))
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	var last Record
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || len(lines) != 3 || last.Step != 3 || last.Reward != -3 {
+		t.Fatalf("file after resume: %d lines, last %+v, %v", len(lines), last, err)
+	}
+	svg, err := RenderCurve(l.Records())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "training reward", "infeasibility", "validation objective"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("curve lacks %q", want)
+		}
+	}
+}
+
+func TestReplayBatch_Fill(t *testing.T) {
+	inst := &lazymask.Instance{Problem: lazymask.TSPTW, N: 3, Scale: 1, X: []float64{0, 0, 1}, Y: []float64{0, 1, 1},
+		Early: []float64{0, 0, 0}, Late: []float64{4, 2, 3}, Service: make([]float64, 3)}
+	trajs, err := lazymask.Decode(lazymask.Uniform{}, []*lazymask.Instance{inst}, 2,
+		lazymask.Config{Budget: 15, Semantics: lazymask.Train, Greedy: true, Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := NewReplayBatch(1, 2, 3)
+	if err := rb.Fill([]*lazymask.Instance{inst}, trajs); err != nil {
+		t.Fatal(err)
+	}
+	// Greedy uniform picks the lowest index: 0→1→2 for both samples.
+	for i, want := range []int64{0, 1, 0, 1} {
+		if rb.Current[i] != want {
+			t.Errorf("current[%d] = %d, want %d", i, rb.Current[i], want)
+		}
+	}
+	for i, want := range []int64{1, 2, 1, 2} {
+		if rb.Chosen[i] != want || rb.Valid[i] != 1 {
+			t.Errorf("chosen[%d] = %d (valid %g), want %d", i, rb.Chosen[i], rb.Valid[i], want)
+		}
+	}
+	// Step 1 starts at node 1 at time 1: t/l0 = 0.25, refinement 0, budget not reached.
+	row := rb.StepFeat[features.StepFeatures : 2*features.StepFeatures]
+	if row[0] != 0.25 || row[1] != 1 || row[6] != 1 || row[7] != 0 {
+		t.Errorf("step features %v", row)
+	}
+	if rb.Mask[3+0] || !rb.Mask[3+2] || rb.Mask[3+1] {
+		t.Errorf("mask of step 1 = %v, want only node 2", rb.Mask[3:6])
+	}
+	if nf := rb.NodeFeat[4:8]; nf[2] != 0 || nf[3] != 0.5 {
+		t.Errorf("node 1 features %v, want (0,1,0,0.5)", nf)
+	}
+	if err := rb.Fill([]*lazymask.Instance{inst}, trajs[:1]); err == nil {
+		t.Error("1 trajectory for 1×2 batch: no error")
+	}
+}

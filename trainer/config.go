@@ -1,0 +1,251 @@
+package trainer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/models/features"
+)
+
+// Config is the full configuration of a training run. It is stored in every
+// checkpoint, so a resumed run continues with exactly the same settings.
+type Config struct {
+	// Problem is "tsptw" or "tspdl"; Size is N (nodes, depot included);
+	// Hardness is the generator's hardness ("easy", "medium", "hard").
+	Problem  string `json:"problem"`
+	Size     int    `json:"size"`
+	Hardness string `json:"hardness"`
+
+	// Steps is the number of training iterations; Batch the instances per
+	// iteration; Samples the trajectories P per instance (shared baseline).
+	Steps   int `json:"steps"`
+	Batch   int `json:"batch"`
+	Samples int `json:"samples"`
+
+	// Budget is the backtrack budget R of the training rollouts (train
+	// semantics); Lookahead is "tsl", "ssl" or "none".
+	Budget    int    `json:"budget"`
+	Lookahead string `json:"lookahead"`
+
+	// Model holds the policy sizes (d_model, heads, layers, ffn, rie).
+	Model features.Config `json:"model"`
+
+	// LR is the AdamW learning rate, multiplied by 0.1 at each milestone
+	// step; WeightDecay the decoupled weight decay; Clip the global
+	// gradient-norm limit (0 disables clipping).
+	LR          float64 `json:"lr"`
+	WeightDecay float64 `json:"weight_decay"`
+	Milestones  []int   `json:"milestones"`
+	Clip        float64 `json:"clip"`
+
+	// Entropy is λ, the entropy bonus coefficient.
+	Entropy float64 `json:"entropy"`
+
+	// Penalty is ρ₀, the weight of the summed violation in the penalised
+	// cost; with PenaltyGrowth γ ≠ 1 it follows ρ_t = min(γ^t·ρ₀, PenaltyMax)
+	// where t counts steps in units of PenaltyEvery. NodePenalty is ρ_n, the
+	// weight of the number of violated nodes.
+	Penalty       float64 `json:"penalty"`
+	PenaltyGrowth float64 `json:"penalty_growth"`
+	PenaltyMax    float64 `json:"penalty_max"`
+	PenaltyEvery  int     `json:"penalty_every"`
+	NodePenalty   float64 `json:"node_penalty"`
+
+	// ValFile is a Parquet instances file for validation (empty: none);
+	// ValEvery the validation period in steps; ValBudget the test-semantics
+	// budget of the validation decode; ValLimit caps the instances used
+	// (0: all); ValBatch the instances decoded per call.
+	ValFile   string `json:"val_file,omitempty"`
+	ValEvery  int    `json:"val_every"`
+	ValBudget int    `json:"val_budget"`
+	ValLimit  int    `json:"val_limit"`
+	ValBatch  int    `json:"val_batch"`
+
+	// CheckpointEvery is the checkpoint period in steps (0: only at the end
+	// and on interrupt).
+	CheckpointEvery int `json:"checkpoint_every"`
+
+	// Backend names the GoMLX backend: "onnx", "go" or "xla:PATH".
+	Backend string `json:"backend"`
+	// Seed seeds the initial weights, the instance generator and the
+	// rollouts.
+	Seed uint64 `json:"seed"`
+}
+
+// DefaultConfig returns the reference settings (lmask-reference §7) for a
+// problem, size and hardness, with a batch small enough for a CPU.
+func DefaultConfig(problem string, size int, hardness string) Config {
+	p, err := lazymask.ParseProblem(problem)
+	mc := features.DefaultConfig(lazymask.TSPTW)
+	if err == nil {
+		mc = features.DefaultConfig(p)
+	}
+	mc.TrainSize = size
+	mc.Hardness = hardness
+	c := Config{
+		Problem: strings.ToLower(problem), Size: size, Hardness: hardness,
+		Steps: 1000, Batch: 16, Samples: size,
+		Budget: 15, Lookahead: "tsl", Model: mc,
+		LR: 3e-4, WeightDecay: 1e-6, Clip: 1.0,
+		Entropy: DefaultEntropy(problem, hardness),
+		Penalty: 1, PenaltyGrowth: 1, PenaltyMax: 2, PenaltyEvery: 1, NodePenalty: 1,
+		ValEvery: 100, ValBudget: DefaultValBudget(problem, size, hardness), ValBatch: 64,
+		CheckpointEvery: 100,
+		Backend:         "onnx", Seed: 1234,
+	}
+	if size > 50 {
+		c.LR = 1e-4
+	}
+	c.Milestones = DefaultMilestones(c.Steps)
+	return c
+}
+
+// DefaultMilestones returns the reference schedule's milestones (epochs
+// 900 and 950 of 1000) scaled to a run of the given number of steps.
+func DefaultMilestones(steps int) []int {
+	return []int{steps * 9 / 10, steps * 95 / 100}
+}
+
+// DefaultEntropy returns the reference entropy coefficient λ: TSPTW easy
+// 0.01, medium 0.05, hard 0; TSPDL 0.
+func DefaultEntropy(problem, hardness string) float64 {
+	if strings.EqualFold(problem, "tsptw") {
+		switch hardness {
+		case "easy":
+			return 0.01
+		case "medium":
+			return 0.05
+		}
+	}
+	return 0
+}
+
+// DefaultValBudget returns the paper's evaluation budget R: TSPTW-50
+// 100/100/200, TSPTW-100 150/200/300 (easy/medium/hard), TSPDL 150.
+func DefaultValBudget(problem string, size int, hardness string) int {
+	if strings.EqualFold(problem, "tspdl") {
+		return 150
+	}
+	if size > 50 {
+		switch hardness {
+		case "easy":
+			return 150
+		case "hard":
+			return 300
+		}
+		return 200
+	}
+	if hardness == "hard" {
+		return 200
+	}
+	return 100
+}
+
+// Validate checks every field and returns an error naming the first bad one.
+func (c *Config) Validate() error {
+	bad := func(field string, v any, why string) error {
+		return fmt.Errorf("config %s = %v: %s", field, v, why)
+	}
+	p, err := lazymask.ParseProblem(c.Problem)
+	if err != nil {
+		return fmt.Errorf("config problem: %w", err)
+	}
+	if _, err := lazymask.ParseLookahead(c.Lookahead); err != nil {
+		return fmt.Errorf("config lookahead: %w", err)
+	}
+	switch {
+	case c.Size < 3:
+		return bad("size", c.Size, "need at least 3 nodes (depot included)")
+	case c.Steps < 0:
+		return bad("steps", c.Steps, "must be ≥ 0")
+	case c.Batch < 1:
+		return bad("batch", c.Batch, "must be ≥ 1")
+	case c.Samples < 2:
+		return bad("samples", c.Samples, "the shared baseline needs ≥ 2 samples per instance")
+	case c.Budget < 0:
+		return bad("budget", c.Budget, "must be ≥ 0")
+	case !(c.LR > 0) || math.IsInf(c.LR, 0):
+		return bad("lr", c.LR, "must be positive and finite")
+	case c.WeightDecay < 0 || math.IsNaN(c.WeightDecay):
+		return bad("weight_decay", c.WeightDecay, "must be ≥ 0")
+	case c.Clip < 0 || math.IsNaN(c.Clip):
+		return bad("clip", c.Clip, "must be ≥ 0 (0 disables clipping)")
+	case c.Entropy < 0 || math.IsNaN(c.Entropy):
+		return bad("entropy", c.Entropy, "must be ≥ 0")
+	case c.Penalty < 0 || math.IsNaN(c.Penalty):
+		return bad("penalty", c.Penalty, "must be ≥ 0")
+	case !(c.PenaltyGrowth > 0):
+		return bad("penalty_growth", c.PenaltyGrowth, "must be > 0 (1 keeps ρ fixed)")
+	case c.PenaltyMax < 0 || math.IsNaN(c.PenaltyMax):
+		return bad("penalty_max", c.PenaltyMax, "must be ≥ 0")
+	case c.PenaltyEvery < 1:
+		return bad("penalty_every", c.PenaltyEvery, "must be ≥ 1")
+	case c.NodePenalty < 0 || math.IsNaN(c.NodePenalty):
+		return bad("node_penalty", c.NodePenalty, "must be ≥ 0")
+	case c.ValEvery < 0:
+		return bad("val_every", c.ValEvery, "must be ≥ 0")
+	case c.ValBudget < lazymask.Unlimited:
+		return bad("val_budget", c.ValBudget, "must be ≥ 0, or -1 for unlimited")
+	case c.ValLimit < 0:
+		return bad("val_limit", c.ValLimit, "must be ≥ 0")
+	case c.ValBatch < 1:
+		return bad("val_batch", c.ValBatch, "must be ≥ 1")
+	case c.CheckpointEvery < 0:
+		return bad("checkpoint_every", c.CheckpointEvery, "must be ≥ 0")
+	case c.Backend == "":
+		return errors.New("config backend: empty (want onnx, go or xla:PATH)")
+	}
+	for i, m := range c.Milestones {
+		if m < 0 || (i > 0 && m < c.Milestones[i-1]) {
+			return bad("milestones", c.Milestones, "must be non-negative and ascending")
+		}
+	}
+	if c.Model.Problem != p.String() {
+		return bad("model.problem", c.Model.Problem, fmt.Sprintf("differs from problem %q", p))
+	}
+	if c.Model.TrainSize != c.Size {
+		return bad("model.train_size", c.Model.TrainSize, fmt.Sprintf("differs from size %d", c.Size))
+	}
+	if err := c.Model.Validate(); err != nil {
+		return fmt.Errorf("config model: %w", err)
+	}
+	return nil
+}
+
+// ProblemKind returns the problem as a lazymask.Problem (Validate first).
+func (c *Config) ProblemKind() lazymask.Problem {
+	p, _ := lazymask.ParseProblem(c.Problem)
+	return p
+}
+
+// LookaheadKind returns the look-ahead rule (Validate first).
+func (c *Config) LookaheadKind() lazymask.Lookahead {
+	l, _ := lazymask.ParseLookahead(c.Lookahead)
+	return l
+}
+
+// PenaltyAt returns ρ at a training step: ρ₀ when the schedule is fixed
+// (γ = 1), else min(γ^t·ρ₀, ρ_max) with t = step / PenaltyEvery.
+func (c *Config) PenaltyAt(step int) float64 {
+	if c.PenaltyGrowth == 1 {
+		return c.Penalty
+	}
+	every := max(c.PenaltyEvery, 1)
+	rho := math.Pow(c.PenaltyGrowth, float64(step/every)) * c.Penalty
+	return math.Min(rho, c.PenaltyMax)
+}
+
+// LRAt returns the learning rate at a step: LR × 0.1 per milestone reached
+// (step ≥ milestone).
+func (c *Config) LRAt(step int) float64 {
+	lr := c.LR
+	for _, m := range c.Milestones {
+		if step >= m {
+			lr *= 0.1
+		}
+	}
+	return lr
+}

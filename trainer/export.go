@@ -1,0 +1,146 @@
+package trainer
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/models"
+	"github.com/lmask/lmask/models/features"
+)
+
+// ModelCardFile is the model card written beside the ONNX files.
+const ModelCardFile = "MODEL_CARD.md"
+
+// Hardware describes this machine and the backend in one line, e.g.
+// "linux/amd64, 2 CPUs (Intel Xeon ...), backend onnx".
+func Hardware(backend string) string {
+	cpu := ""
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	s := fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	if cpu != "" {
+		s += " (" + cpu + ")"
+	}
+	return s + ", backend " + backend
+}
+
+// Export writes the current model to dir: the ONNX pair and config.json
+// (models.(*Model).Export) and a MODEL_CARD.md with the run's facts.
+func (t *Trainer) Export(dir string) error {
+	rng, _ := t.pcg.MarshalBinary()
+	st := State{Config: t.cfg, Step: t.done, InstancesSeen: t.seen, WallSeconds: t.wall, RNG: rng,
+		LastVal: t.lastVal, Hardware: Hardware(t.cfg.Backend)}
+	return exportModel(t.model, st, dir)
+}
+
+// ExportCheckpoint loads the checkpoint in ckptDir into a model on the
+// given backend ("" uses "go", which needs no native library) and exports
+// it to dir like Trainer.Export. It returns the exported model config.
+func ExportCheckpoint(ckptDir, dir, backend string) (features.Config, error) {
+	ck, err := ReadCheckpoint(ckptDir)
+	if err != nil {
+		return features.Config{}, err
+	}
+	if backend == "" {
+		backend = models.BackendGo
+	}
+	mc := ck.Config.Model
+	m, err := models.New(mc, backend, ck.Config.Seed)
+	if err != nil {
+		return mc, fmt.Errorf("export: %w", err)
+	}
+	w, err := ck.Weights(mc.Specs())
+	if err != nil {
+		return mc, fmt.Errorf("export: %w", err)
+	}
+	if err := m.SetWeights(w); err != nil {
+		return mc, fmt.Errorf("export %s: %w", ck.Path, err)
+	}
+	return mc, exportModel(m, ck.State, dir)
+}
+
+// exportModel writes m and its model card to dir.
+func exportModel(m *models.Model, st State, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	ex, ok := any(m).(interface{ Export(string) error })
+	if !ok {
+		return fmt.Errorf("export: models.Model has no Export method in this build")
+	}
+	if err := ex.Export(dir); err != nil {
+		return fmt.Errorf("export %s: %w", dir, err)
+	}
+	if err := features.WriteConfig(dir, m.Config()); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := features.WriteFileAtomic(filepath.Join(dir, ModelCardFile), ModelCard(st)); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}
+
+// ModelCard renders the model card of a run state as Markdown.
+func ModelCard(st State) []byte {
+	c := st.Config
+	mc := c.Model
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# lmask policy: %s-%d %s\n\n", strings.ToUpper(c.Problem), c.Size, c.Hardness)
+	fmt.Fprintf(&b, "A LazyMask attention policy (encoder %d×(%d heads, d=%d, FFN %d), RIE %v) trained with REINFORCE.\n\n",
+		mc.Layers, mc.Heads, mc.DModel, mc.FFN, mc.RIE)
+	b.WriteString("## Training\n\n| fact | value |\n|---|---|\n")
+	row := func(k string, v any) { fmt.Fprintf(&b, "| %s | %v |\n", k, v) }
+	row("problem", c.Problem)
+	row("generator", fmt.Sprintf("lmask datasets generator v%s, %s, N = %d nodes (depot included), run seed %d",
+		datasets.GeneratorVersion, c.Hardness, c.Size, c.Seed))
+	row("model sizes", fmt.Sprintf("layers %d, d_model %d, heads %d, ffn %d, rie %v, %d parameters",
+		mc.Layers, mc.DModel, mc.Heads, mc.FFN, mc.RIE, paramCount(mc)))
+	row("steps", fmt.Sprintf("%d of %d", st.Step, c.Steps))
+	row("batch × samples", fmt.Sprintf("%d instances × %d samples", c.Batch, c.Samples))
+	row("instances seen", st.InstancesSeen)
+	row("rollouts", fmt.Sprintf("look-ahead %s, budget R = %d, train semantics", c.Lookahead, c.Budget))
+	row("optimiser", fmt.Sprintf("AdamW lr %g (×0.1 at steps %v), weight decay %g, gradient-norm clip %g",
+		c.LR, c.Milestones, c.WeightDecay, c.Clip))
+	row("penalty", penaltyText(c))
+	row("entropy λ", c.Entropy)
+	row("wall time", (time.Duration(st.WallSeconds * float64(time.Second))).Round(time.Second).String())
+	row("hardware", st.Hardware)
+	b.WriteString("\n## Validation\n\n")
+	if st.LastVal == nil {
+		b.WriteString("No validation set was used.\n")
+	} else {
+		v := st.LastVal
+		fmt.Fprintf(&b, "Greedy decoding of the 8 dihedral transforms, test semantics, budget R = %d, on %d instances of %s.\n\n",
+			c.ValBudget, v.Instances, filepath.Base(c.ValFile))
+		b.WriteString("| metric | value |\n|---|---|\n")
+		row("solution infeasibility", fmt.Sprintf("%.2f%%", 100*v.SolInfeasible))
+		row("instance infeasibility", fmt.Sprintf("%.2f%%", 100*v.InstInfeasible))
+		row("objective (mean best length)", fmt.Sprintf("%.4f", v.Obj))
+		row("gap", gapText(*v))
+	}
+	b.WriteString("\n## Intended use\n\nInference with `lmask-infer` (encoder.onnx + decoder.onnx, contract format " +
+		fmt.Sprint(features.FormatVersion) + ") on instances of the same problem and a similar size and distribution.\n")
+	return b.Bytes()
+}
+
+func penaltyText(c Config) string {
+	if c.PenaltyGrowth == 1 {
+		return fmt.Sprintf("ρ = %g (fixed), ρ_n = %g", c.Penalty, c.NodePenalty)
+	}
+	return fmt.Sprintf("ρ_t = min(%g^t·%g, %g), t = step/%d; ρ_n = %g", c.PenaltyGrowth, c.Penalty, c.PenaltyMax, c.PenaltyEvery, c.NodePenalty)
+}

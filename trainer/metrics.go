@@ -1,0 +1,173 @@
+package trainer
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/lmask/lmask/models/features"
+)
+
+// MetricsFile is the JSON-lines metrics log inside a run directory.
+const MetricsFile = "metrics.jsonl"
+
+// Record kinds of the metrics log.
+const (
+	KindTrain = "train"
+	KindVal   = "val"
+)
+
+// Record is one line of the metrics log: a training iteration
+// (Kind "train") or a validation pass (Kind "val"). Unused fields are
+// omitted.
+type Record struct {
+	Kind string `json:"kind"`
+	Step int    `json:"step"`
+	// Training iteration.
+	Loss       float64 `json:"loss,omitempty"`
+	Reward     float64 `json:"reward,omitempty"`
+	PenCost    float64 `json:"pen_cost,omitempty"`
+	Length     float64 `json:"length,omitempty"`
+	Infeasible float64 `json:"infeasible"`
+	Entropy    float64 `json:"entropy,omitempty"`
+	GradNorm   float64 `json:"grad_norm,omitempty"`
+	Backtracks float64 `json:"backtracks,omitempty"`
+	LR         float64 `json:"lr,omitempty"`
+	Rho        float64 `json:"rho,omitempty"`
+	RolloutSec float64 `json:"rollout_s,omitempty"`
+	ReplaySec  float64 `json:"replay_s,omitempty"`
+	InstPerSec float64 `json:"inst_per_s,omitempty"`
+	// Validation pass.
+	Val *ValMetrics `json:"val,omitempty"`
+}
+
+// ValMetrics are the paper's evaluation metrics on a validation set
+// (greedy decoding of the 8 dihedral transforms, test semantics).
+type ValMetrics struct {
+	Instances int `json:"instances"`
+	// SolInfeasible is the share of all tours that are infeasible or
+	// missing; InstInfeasible the share of instances without a feasible
+	// tour.
+	SolInfeasible  float64 `json:"sol_infeasible"`
+	InstInfeasible float64 `json:"inst_infeasible"`
+	// Obj is the mean best feasible length over instances that have one
+	// (NaN-free: 0 when none has).
+	Obj float64 `json:"obj"`
+	// Gap is the mean of (best − ref)/ref over instances with both a
+	// feasible tour and a reference; HasGap says whether any had.
+	Gap    float64 `json:"gap"`
+	HasGap bool    `json:"has_gap"`
+	// Seconds is the wall time of the validation pass.
+	Seconds float64 `json:"seconds"`
+}
+
+// MetricsLog appends records to a JSON-lines file and keeps them in memory
+// for the training-curve picture.
+type MetricsLog struct {
+	path    string
+	records []Record
+}
+
+// OpenMetricsLog opens dir/MetricsFile. Records after keepUpTo (steps
+// beyond a resumed checkpoint) are dropped and the file is rewritten
+// atomically with the rest, so a resumed run continues one consistent log.
+// A fresh run (keepUpTo < 0) starts an empty log.
+func OpenMetricsLog(dir string, keepUpTo int) (*MetricsLog, error) {
+	l := &MetricsLog{path: filepath.Join(dir, MetricsFile)}
+	if keepUpTo >= 0 {
+		raw, err := os.ReadFile(l.path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("metrics log: %w", err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(raw))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		line := 0
+		for sc.Scan() {
+			line++
+			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+				continue
+			}
+			var r Record
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				return nil, fmt.Errorf("metrics log %s line %d: %w", l.path, line, err)
+			}
+			if r.Step <= keepUpTo {
+				l.records = append(l.records, r)
+			}
+		}
+	}
+	if err := l.rewrite(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// rewrite writes all kept records to the file atomically.
+func (l *MetricsLog) rewrite() error {
+	var b bytes.Buffer
+	for _, r := range l.records {
+		line, err := json.Marshal(sanitize(r))
+		if err != nil {
+			return fmt.Errorf("metrics log: %w", err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+		return fmt.Errorf("metrics log: %w", err)
+	}
+	return features.WriteFileAtomic(l.path, b.Bytes())
+}
+
+// Append adds a record to memory and to the end of the file.
+func (l *MetricsLog) Append(r Record) error {
+	l.records = append(l.records, r)
+	line, err := json.Marshal(sanitize(r))
+	if err != nil {
+		return fmt.Errorf("metrics log: %w", err)
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("metrics log: %w", err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("metrics log %s: %w", l.path, err)
+	}
+	return f.Close()
+}
+
+// Records returns the records in order.
+func (l *MetricsLog) Records() []Record { return l.records }
+
+// Path returns the log file's path.
+func (l *MetricsLog) Path() string { return l.path }
+
+// sanitize replaces non-finite numbers, which JSON cannot hold, by zero
+// (a non-finite loss stops the run before it is logged; this guards the
+// rest).
+func sanitize(r Record) Record {
+	fix := func(v *float64) {
+		if math.IsNaN(*v) || math.IsInf(*v, 0) {
+			*v = 0
+		}
+	}
+	for _, p := range []*float64{&r.Loss, &r.Reward, &r.PenCost, &r.Length, &r.Infeasible, &r.Entropy,
+		&r.GradNorm, &r.Backtracks, &r.LR, &r.Rho, &r.RolloutSec, &r.ReplaySec, &r.InstPerSec} {
+		fix(p)
+	}
+	if r.Val != nil {
+		v := *r.Val
+		for _, p := range []*float64{&v.SolInfeasible, &v.InstInfeasible, &v.Obj, &v.Gap, &v.Seconds} {
+			fix(p)
+		}
+		r.Val = &v
+	}
+	return r
+}

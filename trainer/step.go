@@ -1,0 +1,111 @@
+package trainer
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
+
+	"github.com/lmask/lmask/models"
+	"github.com/lmask/lmask/models/features"
+)
+
+// StepResult holds the scalar outputs of one train step.
+type StepResult struct {
+	Loss     float64 // −mean(A·loglik) − λ·mean(entropy)
+	Entropy  float64 // mean per-trajectory entropy (summed over steps)
+	LogLik   float64 // mean per-trajectory log-likelihood
+	GradNorm float64 // global gradient norm before clipping
+}
+
+// stepGraph builds the REINFORCE update on the model's store: the
+// teacher-forced replay, the loss, global-norm gradient clipping and an
+// AdamW update. The learning rate lives in the optimiser's variable and
+// is set from the host before each step.
+type stepGraph struct {
+	exec  *model.Exec
+	store *model.Store
+	lr    float64 // value last written to the learning-rate variable
+}
+
+// newStepGraph creates the train-step executable for model m.
+func newStepGraph(m *models.Model, cfg Config) (*stepGraph, error) {
+	opt := optimizer.Adam().LearningRate(cfg.LR).WeightDecay(cfg.WeightDecay).Done()
+	mc := m.Config()
+	lambda, clip := cfg.Entropy, cfg.Clip
+	fn := func(scope *model.Scope, in []*Node) []*Node {
+		nodeFeat, current, stepFeat, mask, chosen, valid, adv := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
+		ll, ent := models.ReplayLogLik(scope, mc, nodeFeat, current, stepFeat, mask, chosen, valid)
+		meanEnt := ReduceAllMean(ent)
+		loss := Neg(ReduceAllMean(Mul(adv, ll)))
+		if lambda != 0 {
+			loss = Sub(loss, MulScalar(meanEnt, lambda))
+		}
+		norm := models.MinimizeGraph(scope, opt, loss, clip)
+		return []*Node{loss, meanEnt, ReduceAllMean(ll), norm}
+	}
+	e, err := model.NewExec(m.Backend(), m.Store(), fn)
+	if err != nil {
+		return nil, fmt.Errorf("train step: %w", err)
+	}
+	return &stepGraph{exec: e, store: m.Store(), lr: math.NaN()}, nil
+}
+
+// setLR writes lr into the optimiser's learning-rate variable when it
+// changed.
+func (s *stepGraph) setLR(lr float64) error {
+	if lr == s.lr {
+		return nil
+	}
+	v := optimizer.LearningRateVar(s.store.RootScope(), dtypes.Float32, lr)
+	if err := v.SetValue(tensors.FromScalar(float32(lr))); err != nil {
+		return fmt.Errorf("set learning rate: %w", err)
+	}
+	s.lr = lr
+	return nil
+}
+
+// run executes one update on rb with learning rate lr.
+func (s *stepGraph) run(rb *ReplayBatch, lr float64) (res StepResult, err error) {
+	if err := s.setLR(lr); err != nil {
+		return res, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("train step: %v", r)
+		}
+	}()
+	out, err := s.exec.Exec(rb.Tensors()...)
+	if err != nil {
+		return res, fmt.Errorf("train step: %w", err)
+	}
+	vals := make([]float64, len(out))
+	for i, t := range out {
+		vals[i] = float64(tensors.ToScalar[float32](t))
+		t.FinalizeAll()
+	}
+	return StepResult{Loss: vals[0], Entropy: vals[1], LogLik: vals[2], GradNorm: vals[3]}, nil
+}
+
+// finite reports whether every value is a finite number.
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// paramCount returns the number of model parameters of c.
+func paramCount(c features.Config) int {
+	n := 0
+	for _, s := range c.Specs() {
+		n += (features.Tensor{Shape: s.Shape}).Size()
+	}
+	return n
+}

@@ -1,0 +1,326 @@
+package trainer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/models"
+)
+
+// rngStream is the fixed second word of the run's master PCG source.
+const rngStream = 0x6c6d61736b2d7472 // "lmask-tr"
+
+// ErrNonFinite is returned (wrapped) when a training step produces a NaN or
+// infinite loss or gradient norm; the run stops without writing a
+// checkpoint, so the last good one stays on disk.
+var ErrNonFinite = errors.New("non-finite loss")
+
+// Options control a training session (not part of the run's Config).
+type Options struct {
+	// Dir is the run directory: checkpoint, metrics log, curve, model.
+	Dir string
+	// Resume continues from Dir's checkpoint with its stored Config;
+	// Steps (> 0) then overrides the total number of steps and Backend (not
+	// empty) the backend.
+	Resume  bool
+	Steps   int
+	Backend string
+	// ValRef is an optional Parquet solutions file with reference costs of
+	// the validation set (for the gap).
+	ValRef string
+	// StopAt (> 0) ends the session after that many completed steps, with a
+	// checkpoint, as an interrupt would.
+	StopAt int
+	// OnStep is called after every step with the step's record (e.g. to
+	// drive a progress bar).
+	OnStep func(rec Record)
+	// Log receives human-readable messages (nil: discarded).
+	Log io.Writer
+}
+
+// Summary describes how a session ended.
+type Summary struct {
+	// Step is the number of completed steps; Interrupted says the session
+	// stopped early (context cancelled or StopAt) after a checkpoint.
+	Step        int
+	Interrupted bool
+	// InstancesSeen and WallSeconds are run totals over all sessions.
+	InstancesSeen int64
+	WallSeconds   float64
+	// LastVal holds the latest validation metrics, if any.
+	LastVal *ValMetrics
+}
+
+// Trainer runs REINFORCE training of one model.
+type Trainer struct {
+	cfg    Config
+	opt    Options
+	model  *models.Model
+	policy lazymask.Policy
+	step   *stepGraph
+	dec    *lazymask.Decoder
+	rb     *ReplayBatch
+	val    *ValSet
+	log    *MetricsLog
+
+	pcg     *rand.PCG
+	rng     *rand.Rand
+	done    int
+	seen    int64
+	wall    float64
+	lastVal *ValMetrics
+}
+
+// New creates a trainer: a fresh run from cfg, or, with opt.Resume, the run
+// stored in opt.Dir's checkpoint (cfg is then ignored except through
+// opt.Steps and opt.Backend).
+func New(cfg Config, opt Options) (*Trainer, error) {
+	if opt.Dir == "" {
+		return nil, errors.New("trainer: no run directory")
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	var ck *Checkpoint
+	if opt.Resume {
+		var err error
+		if ck, err = ReadCheckpoint(opt.Dir); err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		cfg = ck.Config
+		if opt.Steps > 0 {
+			cfg.Steps = opt.Steps
+		}
+		if opt.Backend != "" {
+			cfg.Backend = opt.Backend
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("trainer: %w", err)
+	}
+	m, err := models.New(cfg.Model, cfg.Backend, cfg.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("trainer: model: %w", err)
+	}
+	sg, err := newStepGraph(m, cfg)
+	if err != nil {
+		return nil, err
+	}
+	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: lazymask.NewDecoder(),
+		rb: NewReplayBatch(cfg.Batch, cfg.Samples, cfg.Size)}
+	t.pcg = rand.NewPCG(cfg.Seed, rngStream)
+	keep := -1
+	if ck != nil {
+		if err := ck.Restore(m.Store()); err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		if err := t.pcg.UnmarshalBinary(ck.RNG); err != nil {
+			return nil, fmt.Errorf("resume %s: rng state: %w", ck.Path, err)
+		}
+		t.done, t.seen, t.wall, t.lastVal = ck.Step, ck.InstancesSeen, ck.WallSeconds, ck.LastVal
+		keep = ck.Step
+		fmt.Fprintf(opt.Log, "resumed %s at step %d of %d\n", ck.Path, ck.Step, cfg.Steps)
+	}
+	t.rng = rand.New(t.pcg)
+	if t.log, err = OpenMetricsLog(opt.Dir, keep); err != nil {
+		return nil, err
+	}
+	if cfg.ValFile != "" {
+		if t.val, err = LoadValSet(cfg.ValFile, opt.ValRef, cfg.ValLimit, cfg.ProblemKind(), cfg.Size); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Config returns the run's configuration.
+func (t *Trainer) Config() Config { return t.cfg }
+
+// Model returns the model being trained.
+func (t *Trainer) Model() *models.Model { return t.model }
+
+// Step returns the number of completed steps.
+func (t *Trainer) Step() int { return t.done }
+
+// SetOnStep replaces the per-step callback of the options.
+func (t *Trainer) SetOnStep(fn func(rec Record)) { t.opt.OnStep = fn }
+
+// Metrics returns the metrics log.
+func (t *Trainer) Metrics() *MetricsLog { return t.log }
+
+// Run trains until cfg.Steps, the context is cancelled or opt.StopAt is
+// reached. It validates every ValEvery steps and at the end, checkpoints
+// every CheckpointEvery steps, at the end and on interruption, and keeps
+// the metrics log and the curve picture up to date. A non-finite loss
+// returns an error wrapping ErrNonFinite without a checkpoint.
+func (t *Trainer) Run(ctx context.Context) (Summary, error) {
+	lastCkpt, lastValStep := -1, -1
+	if t.lastVal != nil {
+		lastValStep = t.done
+	}
+	if t.val != nil && t.done == 0 && t.lastVal == nil {
+		// A baseline for the curve: the untrained policy.
+		if err := t.validate(); err != nil {
+			return t.summary(false), err
+		}
+		lastValStep = 0
+	}
+	for t.done < t.cfg.Steps {
+		if ctx.Err() != nil || (t.opt.StopAt > 0 && t.done >= t.opt.StopAt) {
+			if err := t.Checkpoint(); err != nil {
+				return t.summary(true), err
+			}
+			fmt.Fprintf(t.opt.Log, "stopped at step %d; checkpoint written to %s\n", t.done, t.opt.Dir)
+			return t.summary(true), t.writeCurve()
+		}
+		rec, err := t.TrainStep()
+		if err != nil {
+			return t.summary(false), err
+		}
+		if err := t.log.Append(rec); err != nil {
+			return t.summary(false), err
+		}
+		if t.opt.OnStep != nil {
+			t.opt.OnStep(rec)
+		}
+		if t.val != nil && t.cfg.ValEvery > 0 && t.done%t.cfg.ValEvery == 0 {
+			if err := t.validate(); err != nil {
+				return t.summary(false), err
+			}
+			lastValStep = t.done
+		}
+		if t.cfg.CheckpointEvery > 0 && t.done%t.cfg.CheckpointEvery == 0 {
+			if err := t.Checkpoint(); err != nil {
+				return t.summary(false), err
+			}
+			lastCkpt = t.done
+			if err := t.writeCurve(); err != nil {
+				return t.summary(false), err
+			}
+		}
+	}
+	if t.val != nil && lastValStep != t.done {
+		if err := t.validate(); err != nil {
+			return t.summary(false), err
+		}
+	}
+	if lastCkpt != t.done {
+		if err := t.Checkpoint(); err != nil {
+			return t.summary(false), err
+		}
+	}
+	return t.summary(false), t.writeCurve()
+}
+
+func (t *Trainer) summary(interrupted bool) Summary {
+	return Summary{Step: t.done, Interrupted: interrupted, InstancesSeen: t.seen, WallSeconds: t.wall, LastVal: t.lastVal}
+}
+
+// validate runs a validation pass and logs it.
+func (t *Trainer) validate() error {
+	vm, err := t.Validate()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(t.opt.Log, "step %d validation: sol. infeasible %.2f%%, inst. infeasible %.2f%%, obj %.4f, gap %s (%.1fs)\n",
+		t.done, 100*vm.SolInfeasible, 100*vm.InstInfeasible, vm.Obj, gapText(vm), vm.Seconds)
+	return t.log.Append(Record{Kind: KindVal, Step: t.done, Infeasible: vm.SolInfeasible, Val: &vm})
+}
+
+func gapText(vm ValMetrics) string {
+	if !vm.HasGap {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f%%", 100*vm.Gap)
+}
+
+// Validate evaluates the current weights on the validation set (greedy ×8,
+// test semantics, budget ValBudget) and remembers the result.
+func (t *Trainer) Validate() (ValMetrics, error) {
+	if t.val == nil {
+		return ValMetrics{}, errors.New("validate: no validation set configured")
+	}
+	vm, err := Validate(t.policy, t.val, t.cfg.LookaheadKind(), t.cfg.ValBudget, t.cfg.ValBatch)
+	if err != nil {
+		return vm, err
+	}
+	t.wall += vm.Seconds
+	t.lastVal = &vm
+	return vm, nil
+}
+
+// TrainStep runs one iteration: seeded instances, rollouts without
+// gradients, advantages, and one replay-and-update step. It returns the
+// iteration's record.
+func (t *Trainer) TrainStep() (Record, error) {
+	cfg := &t.cfg
+	start := time.Now()
+	instSeed, rollSeed := t.rng.Uint64(), t.rng.Uint64()
+	gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: instSeed})
+	if err != nil {
+		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
+	}
+	insts := make([]*lazymask.Instance, cfg.Batch)
+	for i := range insts {
+		insts[i], _ = gen.Next()
+	}
+	trajs, err := t.dec.Decode(t.policy, insts, cfg.Samples, lazymask.Config{
+		Lookahead: cfg.LookaheadKind(), Budget: cfg.Budget, Semantics: lazymask.Train, Seed: rollSeed, Record: true})
+	if err != nil {
+		return Record{}, fmt.Errorf("step %d: rollout: %w", t.done+1, err)
+	}
+	rollout := time.Since(start)
+	rho := cfg.PenaltyAt(t.done)
+	st, err := Advantages(trajs, cfg.Samples, rho, cfg.NodePenalty, t.rb.Advantage)
+	if err != nil {
+		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
+	}
+	if err := t.rb.Fill(insts, trajs); err != nil {
+		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
+	}
+	lr := cfg.LRAt(t.done)
+	res, err := t.step.run(t.rb, lr)
+	if err != nil {
+		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
+	}
+	if !finite(res.Loss, res.GradNorm) {
+		return Record{}, fmt.Errorf("step %d: %w (loss %v, gradient norm %v); stopping, the last good checkpoint in %s is kept",
+			t.done+1, ErrNonFinite, res.Loss, res.GradNorm, t.opt.Dir)
+	}
+	total := time.Since(start)
+	t.done++
+	t.seen += int64(cfg.Batch)
+	t.wall += total.Seconds()
+	return Record{
+		Kind: KindTrain, Step: t.done, Loss: res.Loss, Reward: st.Reward, PenCost: st.PenCost, Length: st.Length,
+		Infeasible: st.Infeasible, Entropy: res.Entropy, GradNorm: res.GradNorm, Backtracks: st.Backtracks,
+		LR: lr, Rho: rho, RolloutSec: rollout.Seconds(), ReplaySec: (total - rollout).Seconds(),
+		InstPerSec: float64(cfg.Batch) / total.Seconds(),
+	}, nil
+}
+
+// Checkpoint writes the run's state to opt.Dir atomically.
+func (t *Trainer) Checkpoint() error {
+	rng, err := t.pcg.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("checkpoint: rng state: %w", err)
+	}
+	st := State{Config: t.cfg, Step: t.done, InstancesSeen: t.seen, WallSeconds: t.wall, RNG: rng,
+		LastVal: t.lastVal, Hardware: Hardware(t.cfg.Backend)}
+	if err := SaveCheckpoint(t.opt.Dir, st, t.model.Store()); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (t *Trainer) writeCurve() error { return WriteCurve(t.opt.Dir, t.log.Records()) }

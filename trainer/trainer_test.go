@@ -1,0 +1,319 @@
+package trainer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/models"
+	"github.com/lmask/lmask/models/features"
+)
+
+// testBackend prefers the onnx backend when the ORT library is present and
+// falls back to the pure-Go backend.
+func testBackend(t testing.TB) string {
+	if lib := os.Getenv(models.ORTLibraryEnv); lib != "" {
+		if _, err := os.Stat(lib); err == nil {
+			return models.BackendONNX
+		}
+	}
+	t.Logf("%s not set: using the pure-Go backend", models.ORTLibraryEnv)
+	return models.BackendGo
+}
+
+// tinyConfig is a TSPTW-10 easy run with a tiny model.
+func tinyConfig(t testing.TB, steps int) Config {
+	c := DefaultConfig("tsptw", 10, "easy")
+	c.Steps, c.Batch, c.Samples = steps, 8, 10
+	c.Model.Layers, c.Model.DModel, c.Model.Heads, c.Model.FFN = 1, 16, 2, 32
+	c.LR, c.Milestones = 1e-3, nil
+	c.CheckpointEvery, c.ValEvery = 0, 0
+	c.Backend = testBackend(t)
+	c.Seed = 7
+	return c
+}
+
+// writeValSet generates count TSPTW-10 easy instances into dir.
+func writeValSet(t testing.TB, dir string, count int) string {
+	t.Helper()
+	path := filepath.Join(dir, "val.parquet")
+	_, err := datasets.GenerateFile(path, datasets.GenConfig{Problem: lazymask.TSPTW, N: 10, Hardness: "easy", Seed: 99}, count, datasets.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestTrain_TinyModelLearns(t *testing.T) {
+	steps := 240
+	if testing.Short() {
+		steps = 80
+	}
+	dir := t.TempDir()
+	cfg := tinyConfig(t, steps)
+	cfg.ValFile, cfg.ValEvery, cfg.CheckpointEvery = writeValSet(t, dir, 32), steps/4, steps/2
+	tr, err := New(cfg, Options{Dir: filepath.Join(dir, "run")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := tr.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Step != steps || sum.Interrupted || sum.InstancesSeen != int64(steps*cfg.Batch) {
+		t.Fatalf("summary %+v", sum)
+	}
+	var vals []ValMetrics
+	var first, last []float64
+	for _, r := range tr.Metrics().Records() {
+		switch {
+		case r.Kind == KindVal:
+			vals = append(vals, *r.Val)
+		case r.Step <= 20:
+			first = append(first, r.PenCost)
+		case r.Step > steps-20:
+			last = append(last, r.PenCost)
+		}
+	}
+	if len(vals) != 5 {
+		t.Fatalf("%d validation passes, want 5 (start + every %d steps)", len(vals), cfg.ValEvery)
+	}
+	v0, vn := vals[0], vals[len(vals)-1]
+	t.Logf("validation obj %.4f → %.4f, sol. infeasible %.4f → %.4f; training Ψ %.3f → %.3f",
+		v0.Obj, vn.Obj, v0.SolInfeasible, vn.SolInfeasible, mean(first), mean(last))
+	if !(vn.Obj < v0.Obj-0.05) {
+		t.Errorf("validation objective did not fall: %.4f → %.4f", v0.Obj, vn.Obj)
+	}
+	if vn.SolInfeasible > v0.SolInfeasible || vn.InstInfeasible > v0.InstInfeasible {
+		t.Errorf("validation infeasibility rose: sol %.4f → %.4f, inst %.4f → %.4f",
+			v0.SolInfeasible, vn.SolInfeasible, v0.InstInfeasible, vn.InstInfeasible)
+	}
+	if !(mean(last) < mean(first)) {
+		t.Errorf("training penalised cost did not fall: %.3f → %.3f", mean(first), mean(last))
+	}
+	for _, f := range []string{CheckpointFile, MetricsFile, CurveFile} {
+		if _, err := os.Stat(filepath.Join(dir, "run", f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// weightsOf returns the model's parameters.
+func weightsOf(t testing.TB, tr *Trainer) features.Weights {
+	t.Helper()
+	w, err := tr.Model().Weights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func TestTrain_ResumeEqualsStraightRun(t *testing.T) {
+	const steps = 12
+	cfg := tinyConfig(t, steps)
+	cfg.Milestones = []int{8} // the schedule must continue across the resume
+	dirA, dirB := t.TempDir(), t.TempDir()
+
+	a, err := New(cfg, Options{Dir: dirA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	b, err := New(cfg, Options{Dir: dirB, StopAt: steps / 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Interrupted || sum.Step != steps/2 {
+		t.Fatalf("first half: %+v", sum)
+	}
+	// A fresh process: everything comes from the checkpoint.
+	c, err := New(Config{}, Options{Dir: dirB, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Step() != steps/2 || c.Config().Steps != steps {
+		t.Fatalf("resumed at step %d of %d", c.Step(), c.Config().Steps)
+	}
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wa, wc := weightsOf(t, a), weightsOf(t, c)
+	w0 := features.RandomWeights(cfg.Model, cfg.Seed)
+	moved := false
+	for name, ta := range wa {
+		tc := wc[name]
+		for i := range ta.Data {
+			if ta.Data[i] != tc.Data[i] {
+				t.Fatalf("%s[%d]: straight %v, resumed %v", name, i, ta.Data[i], tc.Data[i])
+			}
+			if ta.Data[i] != w0[name].Data[i] {
+				moved = true
+			}
+		}
+	}
+	if !moved {
+		t.Fatal("training did not change any weight")
+	}
+	// The metrics logs agree too (timings aside).
+	ra, rc := a.Metrics().Records(), c.Metrics().Records()
+	if len(ra) != len(rc) {
+		t.Fatalf("metrics: %d records straight, %d resumed", len(ra), len(rc))
+	}
+	for i := range ra {
+		if ra[i].Loss != rc[i].Loss || ra[i].PenCost != rc[i].PenCost || ra[i].LR != rc[i].LR {
+			t.Errorf("record %d: straight %+v, resumed %+v", i, ra[i], rc[i])
+		}
+	}
+	if ra[steps-1].LR != cfg.LR*0.1 {
+		t.Errorf("lr at the last step %g, want %g", ra[steps-1].LR, cfg.LR*0.1)
+	}
+}
+
+func TestTrain_NonFiniteStopsAndKeepsCheckpoint(t *testing.T) {
+	cfg := tinyConfig(t, 10)
+	cfg.CheckpointEvery = 2
+	dir := t.TempDir()
+	tr, err := New(cfg, Options{Dir: dir, StopAt: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Poison one weight: the next loss is NaN.
+	v := tr.Model().Store().GetVariable(models.VariablePath(features.WQueryB))
+	vals := tensors.MustCopyFlatData[float32](v.MustValue())
+	vals[0] = float32(math.NaN())
+	if err := v.SetValue(tensors.FromFlatDataAndDimensions(vals, len(vals))); err != nil {
+		t.Fatal(err)
+	}
+	tr.opt.StopAt = 0
+	_, err = tr.Run(context.Background())
+	if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "step 3") || !strings.Contains(err.Error(), "last good checkpoint") {
+		t.Fatalf("error %v, want a non-finite loss at step 3", err)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	if string(before) != string(after) {
+		t.Fatal("the checkpoint changed after the non-finite step")
+	}
+	ck, err := ReadCheckpoint(dir)
+	if err != nil || ck.Step != 2 {
+		t.Fatalf("kept checkpoint: step %v, %v", ck, err)
+	}
+}
+
+func TestTrain_CancelWritesCheckpoint(t *testing.T) {
+	cfg := tinyConfig(t, 50)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	tr, err := New(cfg, Options{Dir: dir, OnStep: func(r Record) {
+		if r.Step == 3 {
+			cancel()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := tr.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := ReadCheckpoint(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Interrupted || sum.Step != 3 || ck.Step != 3 || ck.InstancesSeen != 24 {
+		t.Fatalf("summary %+v, checkpoint step %d seen %d", sum, ck.Step, ck.InstancesSeen)
+	}
+}
+
+func TestExport_ConfigAndCard(t *testing.T) {
+	cfg := tinyConfig(t, 3)
+	cfg.Model.RIE = false
+	dir := t.TempDir()
+	tr, err := New(cfg, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "model")
+	mc, err := ExportCheckpoint(dir, out, models.BackendGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := features.Config{Format: features.FormatVersion, Problem: "tsptw", DModel: 16, Heads: 2, Layers: 1, FFN: 32,
+		RIE: false, TrainSize: 10, Hardness: "easy"}
+	if mc != want {
+		t.Errorf("exported config %+v, want %+v", mc, want)
+	}
+	got, err := features.ReadConfig(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("config.json %+v, want %+v", got, want)
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, features.ConfigFile))
+	var kv map[string]any
+	if err := json.Unmarshal(raw, &kv); err != nil || kv["train_size"] != float64(10) || kv["rie"] != false {
+		t.Errorf("config.json %s", raw)
+	}
+	for _, f := range []string{features.EncoderFile, features.DecoderFile} {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	card, err := os.ReadFile(filepath.Join(out, ModelCardFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"TSPTW-10 easy", "| steps | 3 of 3 |", "| instances seen | 24 |", "hardware", "No validation set"} {
+		if !strings.Contains(string(card), s) {
+			t.Errorf("model card lacks %q:\n%s", s, card)
+		}
+	}
+	// The exported weights are the checkpoint's.
+	w1 := weightsOf(t, tr)
+	ck, _ := ReadCheckpoint(dir)
+	w2, err := ck.Weights(cfg.Model.Specs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, a := range w1 {
+		for i := range a.Data {
+			if a.Data[i] != w2[name].Data[i] {
+				t.Fatalf("%s[%d] differs between model and checkpoint", name, i)
+			}
+		}
+	}
+}
