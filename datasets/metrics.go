@@ -50,7 +50,9 @@ func Evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution) (Met
 	for i := range m.Best {
 		m.Best[i] = math.Inf(1)
 	}
-	sumLen := 0.0
+	// Rows are replayed instance by instance on a fresh copy, so the
+	// checker's cached matrices do not pile up (100k instances × N² floats).
+	order := make([][]int, len(insts))
 	for r := range sols {
 		s := &sols[r]
 		if s.Instance < 0 || s.Instance >= int64(len(insts)) {
@@ -61,20 +63,30 @@ func Evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution) (Met
 			m.MissingTours++
 			continue
 		}
-		inst := insts[s.Instance]
-		res, err := lazymask.Check(inst, s.Tour)
-		var te *lazymask.TourError
-		if asTourError(err, &te) {
-			return m, &rowError{File: "solutions", Row: int64(r), Field: "tour", Err: fmt.Errorf("instance %d: %w", s.Instance, err)}
+		order[s.Instance] = append(order[s.Instance], r)
+	}
+	sumLen := 0.0
+	for i, rows := range order {
+		if len(rows) == 0 {
+			continue
 		}
-		m.Tours++
-		sumLen += res.Cost
-		m.MaxViolation = math.Max(m.MaxViolation, res.TotalViolation)
-		if res.Feasible {
-			m.FeasibleTours++
-			m.Best[s.Instance] = math.Min(m.Best[s.Instance], res.Cost)
-		} else {
-			m.ViolatingTours++
+		inst := insts[i].Clone()
+		for _, r := range rows {
+			s := &sols[r]
+			res, err := lazymask.Check(inst, s.Tour)
+			var te *lazymask.TourError
+			if asTourError(err, &te) {
+				return m, &rowError{File: "solutions", Row: int64(r), Field: "tour", Err: fmt.Errorf("instance %d: %w", s.Instance, err)}
+			}
+			m.Tours++
+			sumLen += res.Cost
+			m.MaxViolation = math.Max(m.MaxViolation, res.TotalViolation)
+			if res.Feasible {
+				m.FeasibleTours++
+				m.Best[i] = math.Min(m.Best[i], res.Cost)
+			} else {
+				m.ViolatingTours++
+			}
 		}
 	}
 	ref, err := referenceCosts(len(insts), refs)

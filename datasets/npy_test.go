@@ -46,13 +46,13 @@ func TestReadNpyDtypes(t *testing.T) {
 func TestReadNpyRejects(t *testing.T) {
 	good := make([]byte, 16)
 	cases := map[string][]byte{
-		"dtype":          npyBytes("<i4", "(4,)", good),
-		"dtype \">f8\"":  npyBytes(">f8", "(2,)", good),
-		"fortran_order":  []byte(strings.Replace(string(npyBytes("<f8", "(2,)", good)), "False", "True ", 1)),
-		"truncated":      npyBytes("<f8", "(3,)", good),
-		"bad magic":      []byte("PK\x03\x04 not npy at all"),
-		"short header":   []byte("\x93NUMPY\x01"),
-		"bad dimension":  npyBytes("<f8", "(2, x)", good),
+		"dtype":         npyBytes("<i4", "(4,)", good),
+		"dtype \">f8\"": npyBytes(">f8", "(2,)", good),
+		"fortran_order": []byte(strings.Replace(string(npyBytes("<f8", "(2,)", good)), "False", "True ", 1)),
+		"truncated":     npyBytes("<f8", "(3,)", good),
+		"bad magic":     []byte("PK\x03\x04 not npy at all"),
+		"short header":  []byte("\x93NUMPY\x01"),
+		"bad dimension": npyBytes("<f8", "(2, x)", good),
 	}
 	for want, data := range cases {
 		if _, err := ReadNpy(bytes.NewReader(data)); err == nil || !strings.Contains(err.Error(), strings.Split(want, " ")[0]) {

@@ -86,12 +86,13 @@ func Check(inst *Instance, tour []int) (Result, error) {
 		seen[v] = true
 	}
 	r.Violation = make([]float64, n)
+	dist := inst.edge()
 	var first *InfeasibleError
 	t, load := 0.0, 0.0
 	prev := 0
 	for k := 1; k < n; k++ {
 		cur := tour[k]
-		d := inst.D(prev, cur)
+		d := dist(prev, cur)
 		r.Cost += d
 		var v, val, lim float64
 		var rule Rule
@@ -116,7 +117,7 @@ func Check(inst *Instance, tour []int) (Result, error) {
 		}
 		prev = cur
 	}
-	r.Cost += inst.D(prev, 0)
+	r.Cost += dist(prev, 0)
 	r.Feasible = first == nil
 	if first != nil {
 		return r, first

@@ -77,6 +77,21 @@ func (in *Instance) D(i, j int) float64 {
 	return in.dist[i*in.N+j]
 }
 
+// edge returns a travel-time function that uses the cached or explicit
+// matrix when there is one, and otherwise computes Euclidean distances
+// directly (a single replay then needs no N×N matrix).
+func (in *Instance) edge() func(i, j int) float64 {
+	if in.dist != nil || in.Dist != nil {
+		m := in.Matrix()
+		n := in.N
+		return func(i, j int) float64 { return m[i*n+j] }
+	}
+	return func(i, j int) float64 {
+		dx, dy := in.X[i]-in.X[j], in.Y[i]-in.Y[j]
+		return math.Sqrt(dx*dx + dy*dy)
+	}
+}
+
 // Matrix returns the N×N row-major travel-time matrix, computing and caching
 // it on first use. The returned slice must not be modified.
 func (in *Instance) Matrix() []float64 {

@@ -133,7 +133,10 @@ func (se *search) run() []int {
 			break
 		}
 		se.res.Kicks++
-		st.set(se.kick(best))
+		st.set(best)
+		if bestKey.excess > 0 || !se.feasibleKick() {
+			st.set(se.kick(best))
+		}
 		se.descend()
 		if now := (key{st.excess, st.cost}); now.better(bestKey) {
 			copy(best, st.tour)
@@ -256,6 +259,57 @@ func (se *search) apply(m move) {
 	se.lastPos = m.i - 1
 	se.res.Moves++
 	se.res.MovesByKind[m.kind]++
+}
+
+// kickReach bounds how far a random kick move reaches (in positions).
+const kickReach = 10
+
+// feasibleKick perturbs the current feasible tour by up to three random
+// nearby moves that keep it feasible (found with the O(1) tests). It
+// reports whether any move was applied.
+func (se *search) feasibleKick() bool {
+	st := se.st
+	n := st.n
+	if n < 4 {
+		return false
+	}
+	copy(se.old, st.tour)
+	applied := 0
+	for try := 0; try < 200 && applied < 3; try++ {
+		var m move
+		i := 1 + se.rng.IntN(n-2)
+		off := 1 + se.rng.IntN(kickReach)
+		switch kind := se.kinds[se.rng.IntN(len(se.kinds))]; kind {
+		case TwoOpt, Swap:
+			m = move{kind: kind, i: i, j: min(i+off, n-1)}
+		default:
+			k := 1
+			if kind == OrOpt {
+				k = min(2+se.rng.IntN(max(se.opt.MaxSegment-1, 1)), n-i)
+			}
+			j := i - 1 - off
+			if se.rng.IntN(2) == 1 {
+				j = i + k - 1 + off
+			}
+			if j < 0 || j >= n || (j >= i-1 && j <= i+k-1) {
+				continue
+			}
+			m = move{kind: kind, i: i, j: j, k: k, rev: kind == OrOpt && se.rng.IntN(2) == 1}
+		}
+		ps := m.pieces(n, &se.buf)
+		if !st.feasible(ps) {
+			continue
+		}
+		se.scratch = st.build(ps, se.scratch)
+		st.update(se.scratch, false)
+		if st.excess > 0 { // rounding at the tolerance: undo
+			st.update(se.old, false)
+			continue
+		}
+		copy(se.old, st.tour)
+		applied++
+	}
+	return applied > 0
 }
 
 // kick returns a copy of tour with two random segments (1–3 nodes) moved

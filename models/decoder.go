@@ -115,3 +115,17 @@ func ReplayLogLik(scope *model.Scope, cfg features.Config, nodeFeat, current, st
 	entropy = ReduceSum(Reshape(ent, b, p, t), -1)
 	return loglik, entropy
 }
+
+// DecoderStepGrouped is DecoderStep with the rows grouped by instance:
+// current [B,M] int64, stepFeat [B,M,8] and mask [B,M,N] hold M rows of
+// each of the B instances, which avoids copying the caches per row. It
+// returns log_probs [B,M,N]; padding rows should carry an all-true mask.
+func DecoderStepGrouped(scope *model.Scope, cfg features.Config, emb, glimpseK, glimpseV, logitK, current, stepFeat, mask *Node) *Node {
+	g := emb.Graph()
+	dims := current.Shape().Dimensions
+	b, m := dims[0], dims[1]
+	bIdx := Iota(g, shapes.Make(dtypes.Int64, b, m), 0)
+	hCur := Gather(emb, Stack([]*Node{bIdx, ConvertDType(current, dtypes.Int64)}, -1)) // [B,M,d]
+	q := query(scope, cfg, hCur, stepFeat)
+	return pointer(scope, cfg, q, glimpseK, glimpseV, logitK, mask)
+}

@@ -4,11 +4,13 @@
 // features.Specs, so they can be read out as features.Weights, written to
 // ONNX (package models/onnx) and compared with the pure-Go reference.
 //
-// Graph functions (Encoder, DecoderStep, ReplayLogLik) take a model.Scope
+// Graph functions (Encoder, DecoderStep, DecoderStepGrouped, ReplayLogLik)
+// take a model.Scope
 // and create or reuse one variable per canonical name: the scope path of
 // "enc/0/mha/q/w" is "/enc/0/mha/q" and the variable is "w". Model wraps a
 // compute backend, a model.Store and cached executables; Policy adapts it
-// to lazymask.Policy.
+// to lazymask.Policy. MinimizeGraph and ClipByGlobalNorm build a clipped
+// optimizer step inside a training graph on the same store.
 //
 // Masked entries: attention and pointer logits of masked nodes are replaced
 // by MaskedLogit (−1e9) before the softmax, so a masked node gets exactly

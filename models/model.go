@@ -2,7 +2,6 @@ package models
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -10,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/lmask/lmask/models/features"
+	"github.com/lmask/lmask/models/onnx"
 )
 
 // maxCachedShapes bounds the number of compiled shapes per executable.
@@ -17,15 +17,14 @@ const maxCachedShapes = 64
 
 // Model is the GoMLX policy model: a config, a compute backend, a
 // model.Store holding one variable per canonical parameter name (full path
-// "/" + name), and executables compiled once per input shape. The methods
-// are safe for concurrent use; a Policy is not.
+// "/" + name), and executables compiled once per input shape (up to 64
+// shapes each). A Model is not safe for concurrent use.
 type Model struct {
 	cfg     features.Config
 	backend compute.Backend
 	store   *model.Store
 
-	mu                           sync.Mutex
-	encExec, decExec, replayExec *model.Exec
+	encExec, decExec, groupedExec, replayExec *model.Exec
 }
 
 // New creates a model of config cfg on the backend named by backendSpec
@@ -55,6 +54,12 @@ func New(cfg features.Config, backendSpec string, seed uint64) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build decoder: %w", err)
 	}
+	m.groupedExec, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
+		return []*Node{DecoderStepGrouped(scope, m.cfg, in[0], in[1], in[2], in[3], in[4], in[5], in[6])}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build grouped decoder: %w", err)
+	}
 	m.replayExec, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
 		ll, ent := ReplayLogLik(scope, m.cfg, in[0], in[1], in[2], in[3], in[4], in[5])
 		return []*Node{ll, ent}
@@ -62,7 +67,7 @@ func New(cfg features.Config, backendSpec string, seed uint64) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build replay: %w", err)
 	}
-	for _, e := range []*model.Exec{m.encExec, m.decExec, m.replayExec} {
+	for _, e := range []*model.Exec{m.encExec, m.decExec, m.groupedExec, m.replayExec} {
 		e.SetMaxCache(maxCachedShapes)
 	}
 	return m, nil
@@ -226,4 +231,18 @@ func (m *Model) decodeTensors(enc *Encoded, in decodeInputs) (*tensors.Tensor, e
 		return nil, err
 	}
 	return out[0], nil
+}
+
+// Export writes the model's current weights as a model directory
+// (encoder.onnx, decoder.onnx, config.json) into dir with
+// models/onnx.ExportDir.
+func (m *Model) Export(dir string) error {
+	w, err := m.Weights()
+	if err != nil {
+		return fmt.Errorf("export %s: %w", dir, err)
+	}
+	if err := onnx.ExportDir(dir, m.cfg, w); err != nil {
+		return fmt.Errorf("export %s: %w", dir, err)
+	}
+	return nil
 }

@@ -9,18 +9,15 @@ import (
 	"github.com/lmask/lmask/models/features"
 )
 
-// Row buckets of Policy.Scores: a call with R rows runs in chunks of at
-// most MaxPolicyRows rows, each padded to the next power of two ≥
-// MinPolicyRows, so only a few decoder shapes are ever compiled.
-const (
-	MinPolicyRows = 8
-	MaxPolicyRows = 2048
-)
+// MaxPolicyRows bounds the rows of one decoder call: Policy.Scores runs a
+// larger batch in chunks of at most this many rows.
+const MaxPolicyRows = 4096
 
 // Policy is a lazymask.Policy backed by the GoMLX model: Begin encodes the
 // decode's instances once (the batch padded to a power of two with zero
-// instances) and Scores runs the decoder step on the rows (padded to a
-// power of two with harmless rows whose mask is all true). Input tensors
+// instances) and Scores runs the decoder step (DecoderStepGrouped) on the
+// rows grouped by instance, the rows per instance padded to a power of two
+// with harmless rows whose mask is all true. Input tensors
 // are reused between calls. A Policy is not safe for concurrent use;
 // create one per goroutine.
 type Policy struct {
@@ -31,13 +28,14 @@ type Policy struct {
 	enc    *Encoded
 
 	nodeFeat *tensors.Tensor
-	rows     map[int]*decodeInputs // by padded row count
+	rows     map[int]*groupedInputs // by padded rows per instance
+	slot     []int
 }
 
 var _ lazymask.Policy = (*Policy)(nil)
 
 // Policy returns a new lazymask.Policy over the model's current weights.
-func (m *Model) Policy() *Policy { return &Policy{m: m, rows: map[int]*decodeInputs{}} }
+func (m *Model) Policy() *Policy { return &Policy{m: m, rows: map[int]*groupedInputs{}} }
 
 // bucket returns the smallest power of two ≥ max(x, min).
 func bucket(x, min int) int {
@@ -116,81 +114,95 @@ func (p *Policy) Scores(b *lazymask.StepBatch, out []float32) error {
 	return nil
 }
 
-// scoreChunk scores rows [lo,hi) of b.
+// groupedInputs are the decoder inputs of Policy with rows grouped by
+// instance: current [B,M], stepFeat [B,M,8], mask [B,M,N].
+type groupedInputs struct {
+	current, stepFeat, mask *tensors.Tensor
+	slot                    []int // row → position inside its instance
+}
+
+// scoreChunk scores rows [lo,hi) of b: the rows are grouped by instance
+// into a [B, M] layout (M = the most rows of one instance, rounded up to a
+// power of two); free slots hold padding rows with an all-true mask.
 func (p *Policy) scoreChunk(b *lazymask.StepBatch, lo, hi int, out []float32) error {
 	n, rows := p.n, hi-lo
-	rp := bucket(rows, MinPolicyRows)
-	in := p.rows[rp]
-	if in == nil || in.mask.Shape().Dimensions[1] != n {
-		in = &decodeInputs{
-			rowInst:  tensors.FromFlatDataAndDimensions(make([]int64, rp), rp),
-			current:  tensors.FromFlatDataAndDimensions(make([]int64, rp), rp),
-			stepFeat: tensors.FromFlatDataAndDimensions(make([]float32, rp*features.StepFeatures), rp, features.StepFeatures),
-			mask:     tensors.FromFlatDataAndDimensions(make([]bool, rp*n), rp, n),
+	bp := p.enc.B
+	counts := make([]int, bp)
+	if cap(p.slot) < rows {
+		p.slot = make([]int, rows)
+	}
+	slot := p.slot[:rows]
+	for i := 0; i < rows; i++ {
+		k, c := b.Inst[lo+i], b.Current[lo+i]
+		if k < 0 || k >= p.b {
+			return fmt.Errorf("policy scores: row %d refers to instance %d of %d", lo+i, k, p.b)
 		}
-		p.rows[rp] = in
-	}
-	var bad error
-	if err := tensors.MutableFlatData(in.rowInst, func(inst []int64) {
-		for i := range inst {
-			inst[i] = 0
-			if i < rows {
-				k := b.Inst[lo+i]
-				if k < 0 || k >= p.b {
-					bad = fmt.Errorf("policy scores: row %d refers to instance %d of %d", lo+i, k, p.b)
-				}
-				inst[i] = int64(k)
-			}
+		if c < 0 || c >= n {
+			return fmt.Errorf("policy scores: row %d has current node %d outside [0,%d)", lo+i, c, n)
 		}
-	}); err != nil {
-		return err
+		slot[i] = counts[k]
+		counts[k]++
 	}
-	if bad != nil {
-		return bad
+	mp := bucket(max(1, maxInt(counts)), 1)
+	in := p.rows[mp]
+	if in == nil || in.mask.Shape().Dimensions[0] != bp || in.mask.Shape().Dimensions[2] != n {
+		in = &groupedInputs{
+			current:  tensors.FromFlatDataAndDimensions(make([]int64, bp*mp), bp, mp),
+			stepFeat: tensors.FromFlatDataAndDimensions(make([]float32, bp*mp*features.StepFeatures), bp, mp, features.StepFeatures),
+			mask:     tensors.FromFlatDataAndDimensions(make([]bool, bp*mp*n), bp, mp, n),
+		}
+		p.rows[mp] = in
 	}
+	pos := func(i int) int { return b.Inst[lo+i]*mp + slot[i] }
 	if err := tensors.MutableFlatData(in.current, func(cur []int64) {
-		for i := range cur {
-			cur[i] = 0
-			if i < rows {
-				if c := b.Current[lo+i]; c >= 0 && c < n {
-					cur[i] = int64(c)
-				} else {
-					bad = fmt.Errorf("policy scores: row %d has current node %d outside [0,%d)", lo+i, c, n)
-				}
-			}
+		clear(cur)
+		for i := 0; i < rows; i++ {
+			cur[pos(i)] = int64(b.Current[lo+i])
 		}
 	}); err != nil {
 		return err
-	}
-	if bad != nil {
-		return bad
 	}
 	if err := tensors.MutableFlatData(in.stepFeat, func(sf []float32) {
 		clear(sf)
+		const w = features.StepFeatures
 		for i := 0; i < rows; i++ {
-			k := lo + i
-			features.StepFeaturesInto(sf[i*features.StepFeatures:(i+1)*features.StepFeatures],
-				b.State[k], p.scales[b.Inst[k]], b.Refine[k], b.Budget[k])
+			k, at := lo+i, pos(i)
+			features.StepFeaturesInto(sf[at*w:(at+1)*w], b.State[k], p.scales[b.Inst[k]], b.Refine[k], b.Budget[k])
 		}
 	}); err != nil {
 		return err
 	}
 	if err := tensors.MutableFlatData(in.mask, func(mask []bool) {
-		copy(mask, b.Mask[lo*n:hi*n])
-		for i := rows * n; i < len(mask); i++ {
+		for i := range mask {
 			mask[i] = true
+		}
+		for i := 0; i < rows; i++ {
+			at := pos(i)
+			copy(mask[at*n:(at+1)*n], b.Mask[(lo+i)*n:(lo+i+1)*n])
 		}
 	}); err != nil {
 		return err
 	}
-	t, err := p.m.decodeTensors(p.enc, *in)
+	e := p.enc.out
+	res, err := callExec(p.m.groupedExec, "policy decoder", e[0], e[1], e[2], e[3], in.current, in.stepFeat, in.mask)
 	if err != nil {
 		return fmt.Errorf("policy scores: %w", err)
 	}
-	defer t.FinalizeAll()
-	return tensors.ConstFlatData(t, func(logp []float32) {
-		copy(out[lo*n:hi*n], logp[:rows*n])
+	defer res[0].FinalizeAll()
+	return tensors.ConstFlatData(res[0], func(logp []float32) {
+		for i := 0; i < rows; i++ {
+			at := pos(i)
+			copy(out[(lo+i)*n:(lo+i+1)*n], logp[at*n:(at+1)*n])
+		}
 	})
+}
+
+func maxInt(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
 }
 
 // Close releases the encoder outputs and input buffers.
@@ -200,7 +212,7 @@ func (p *Policy) Close() {
 		p.enc = nil
 	}
 	for k, in := range p.rows {
-		for _, t := range []*tensors.Tensor{in.rowInst, in.current, in.stepFeat, in.mask} {
+		for _, t := range []*tensors.Tensor{in.current, in.stepFeat, in.mask} {
 			_ = t.FinalizeAll()
 		}
 		delete(p.rows, k)

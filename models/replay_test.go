@@ -8,8 +8,6 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
-
-	"github.com/lmask/lmask/models/features"
 )
 
 // randomReplay draws random rollouts; some steps are padding (valid 0)
@@ -140,5 +138,4 @@ func TestReplayGradient(t *testing.T) {
 			t.Fatalf("gradient of %s is zero", names[i])
 		}
 	}
-	_ = features.WQueryW
 }

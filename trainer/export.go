@@ -79,15 +79,8 @@ func exportModel(m *models.Model, st State, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	ex, ok := any(m).(interface{ Export(string) error })
-	if !ok {
-		return fmt.Errorf("export: models.Model has no Export method in this build")
-	}
-	if err := ex.Export(dir); err != nil {
+	if err := m.Export(dir); err != nil {
 		return fmt.Errorf("export %s: %w", dir, err)
-	}
-	if err := features.WriteConfig(dir, m.Config()); err != nil {
-		return fmt.Errorf("export: %w", err)
 	}
 	if err := features.WriteFileAtomic(filepath.Join(dir, ModelCardFile), ModelCard(st)); err != nil {
 		return fmt.Errorf("export: %w", err)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,6 +15,24 @@ import (
 	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/models/onnx"
 )
+
+// cpuTime returns the user+system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loadAvg returns the first field of /proc/loadavg ("?" if unreadable).
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil || len(b) == 0 {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
+}
 
 // envInt reads an integer knob of the benchmark from the environment.
 func envInt(name string, def int) int {
@@ -55,12 +75,12 @@ func BenchmarkSolveTSPTW50Hard(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		sols, err := s.Solve(insts)
 		if err != nil {
 			b.Fatal(err)
 		}
-		wall := time.Since(start)
+		wall, cpu := time.Since(start), cpuTime()-cpu0
 		s.Close()
 		st := s.Stats()
 		feas := 0
@@ -74,6 +94,8 @@ func BenchmarkSolveTSPTW50Hard(b *testing.B) {
 		b.ReportMetric(wall.Seconds()*10000/float64(count), "s/10k")
 		fmt.Printf("instances %d (×8 aug, greedy, R=200, TSL), workers %d, threads %d, batch %d: wall %.2f s → %.1f s per 10k\n",
 			count, st.Workers, e.Options().Threads, envInt("LMASK_BENCH_BATCH", engine.DefaultBatch), wall.Seconds(), wall.Seconds()*10000/float64(count))
+		fmt.Printf("  process CPU time %.2f s (%.1f CPU-s per 10k; %.1f s per 10k if both cores were free), load average during the run: %s\n",
+			cpu.Seconds(), cpu.Seconds()*10000/float64(count), cpu.Seconds()*10000/float64(count)/2, loadAvg())
 		fmt.Printf("  worker time %.2f s: encoder %.2f s (%.0f%%), decoder %.2f s (%.0f%%), go-side lazymask %.2f s (%.0f%%)\n",
 			busy.Seconds(), st.Encoder.Seconds(), pct(st.Encoder), st.Decoder.Seconds(), pct(st.Decoder), st.GoSide().Seconds(), pct(st.GoSide()))
 		fmt.Printf("  decoder runs %d, rows %d (%.0f rows/run, %.2f µs/row); instances with a feasible tour: %d\n",

@@ -27,6 +27,9 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected argument %q (see --help)", c.Args().First())
 	}
 	out := c.String("out")
+	if out == "" {
+		return fmt.Errorf("--out is required (the run directory)")
+	}
 	opt := trainer.Options{Dir: out, Resume: c.Bool("resume"), ValRef: c.String("val-ref"), Log: stderr}
 	var cfg trainer.Config
 	if opt.Resume {

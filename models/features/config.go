@@ -119,6 +119,11 @@ func WriteFileAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if err := f.Sync(); err != nil {
 		f.Close()
 		os.Remove(tmp)

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/localsearch"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:  "improve",
+		Usage: "improve every tour of a solutions file by feasibility-preserving local search",
+		Description: "Runs 2-opt, or-opt, relocate and swap on each tour (repairing infeasible ones first),\n" +
+			"writes the improved solutions atomically and prints metrics before and after.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "instances", Usage: "instances Parquet file", Required: true},
+			&cli.StringFlag{Name: "solutions", Usage: "solutions Parquet file to improve", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "output solutions Parquet file", Required: true},
+			&cli.StringFlag{Name: "reference", Usage: "reference solutions Parquet file (for the gap)"},
+			&cli.StringFlag{Name: "moves", Usage: "neighbourhoods: all or a list of 2opt,oropt,relocate,swap", Value: "all"},
+			&cli.BoolFlag{Name: "best", Usage: "best improvement instead of first improvement"},
+			&cli.IntFlag{Name: "max-segment", Usage: "longest or-opt segment", Value: 3},
+			&cli.IntFlag{Name: "max-moves", Usage: "applied moves per tour (0 = unbounded)"},
+			&cli.IntFlag{Name: "max-iterations", Usage: "neighbourhood scans per tour (0 = unbounded)"},
+			&cli.DurationFlag{Name: "budget", Usage: "wall time per tour (0 = unbounded)"},
+			&cli.IntFlag{Name: "kicks", Usage: "perturbation rounds per tour after the first local optimum"},
+			&cli.BoolFlag{Name: "shuffle", Usage: "randomise the scan order with the seed"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed for --shuffle and --kicks (row r uses seed+r)", Value: 1},
+			&cli.BoolFlag{Name: "no-repair", Usage: "leave infeasible tours unchanged"},
+			&cli.IntFlag{Name: "workers", Usage: "parallel workers (0 = number of CPUs)"},
+		},
+		Action: improveAction,
+	})
+}
+
+// improveStats sums what the searches did.
+type improveStats struct {
+	tours, noTour, improved, repaired, moves int
+	lsTime                                   time.Duration
+}
+
+func improveAction(c *cli.Context) error {
+	moves, err := localsearch.ParseMoves(c.String("moves"))
+	if err != nil {
+		return fmt.Errorf("improve: flag --moves: %w", err)
+	}
+	if c.Int("max-segment") < 1 {
+		return fmt.Errorf("improve: flag --max-segment: %d, want ≥ 1", c.Int("max-segment"))
+	}
+	opt := localsearch.Options{
+		Moves: moves, BestImprovement: c.Bool("best"), MaxSegment: c.Int("max-segment"),
+		MaxMoves: c.Int("max-moves"), MaxIterations: c.Int("max-iterations"), TimeLimit: c.Duration("budget"),
+		Kicks: c.Int("kicks"), Shuffle: c.Bool("shuffle"), NoRepair: c.Bool("no-repair"),
+	}
+	ipath, spath, out := c.String("instances"), c.String("solutions"), c.String("out")
+	d, err := datasets.ReadInstances(ipath)
+	if err != nil {
+		return fmt.Errorf("improve: %w", err)
+	}
+	sols, meta, err := datasets.ReadSolutions(spath)
+	if err != nil {
+		return fmt.Errorf("improve: %w", err)
+	}
+	var refs []datasets.Solution
+	if rp := c.String("reference"); rp != "" {
+		if refs, _, err = datasets.ReadSolutions(rp); err != nil {
+			return fmt.Errorf("improve: %w", err)
+		}
+	}
+	before, err := datasets.Evaluate(d.Instances, sols, refs)
+	if err != nil {
+		return fmt.Errorf("improve: %w", relabel(relabel(err, "solutions", spath), "reference", c.String("reference")))
+	}
+	began := time.Now()
+	improved, st, err := improveAll(d.Instances, sols, spath, opt, c.Uint64("seed"), c.Int("workers"))
+	if err != nil {
+		return fmt.Errorf("improve: %w", err)
+	}
+	wall := time.Since(began)
+	after, err := datasets.Evaluate(d.Instances, improved, refs)
+	if err != nil {
+		return fmt.Errorf("improve: %w", relabel(err, "solutions", out))
+	}
+	if meta.Extra == nil {
+		meta.Extra = map[string]string{}
+	}
+	meta.Extra["lmask.localsearch"] = describe(opt, c.Uint64("seed"))
+	if meta.Instances == "" {
+		meta.Instances = ipath
+	}
+	if err := datasets.WriteSolutions(out, meta, improved, datasets.WriterOptions{}); err != nil {
+		return fmt.Errorf("improve: write %s: %w", out, err)
+	}
+	printImprove(c.App.Writer, st, wall, before, after, refs != nil)
+	return nil
+}
+
+// improveAll runs local search on every row with a tour, in parallel; rows
+// without a tour are copied. Errors name the file and row.
+func improveAll(insts []*lazymask.Instance, sols []datasets.Solution, file string,
+	opt localsearch.Options, seed uint64, workers int) ([]datasets.Solution, improveStats, error) {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	out := make([]datasets.Solution, len(sols))
+	results := make([]localsearch.Result, len(sols))
+	errs := make([]error, len(sols))
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				r := next
+				next++
+				mu.Unlock()
+				if r >= len(sols) {
+					return
+				}
+				s := sols[r]
+				out[r] = s
+				if s.Tour == nil {
+					continue
+				}
+				if s.Instance < 0 || s.Instance >= int64(len(insts)) {
+					errs[r] = fmt.Errorf("%s: row %d: field instance: %d out of range [0,%d)", file, r, s.Instance, len(insts))
+					continue
+				}
+				in := insts[s.Instance].Clone()
+				o := opt
+				o.Seed = seed + uint64(r)
+				res, err := localsearch.Improve(in, s.Tour, o)
+				if err != nil {
+					field := ""
+					var te *lazymask.TourError
+					if errors.As(err, &te) {
+						field = "field tour: "
+					}
+					errs[r] = fmt.Errorf("%s: row %d: %sinstance %d: %w", file, r, field, s.Instance, err)
+					continue
+				}
+				results[r] = res
+				s.Tour = res.Tour
+				s.Cost, s.CostOrig = res.Cost, res.Cost*in.Scale
+				s.Feasible, s.Violation, s.ViolatedNodes = res.Feasible, res.Violation, res.Check.ViolatedNodes
+				s.SolveTime += res.Elapsed.Seconds()
+				s.Source += "+ls"
+				out[r] = s
+			}
+		}()
+	}
+	wg.Wait()
+	var st improveStats
+	for r := range sols {
+		if errs[r] != nil {
+			return nil, st, errs[r]
+		}
+		if sols[r].Tour == nil {
+			st.noTour++
+			continue
+		}
+		res := &results[r]
+		st.tours++
+		st.moves += res.Moves
+		st.lsTime += res.Elapsed
+		if res.Repaired {
+			st.repaired++
+		}
+		if res.Moves > 0 {
+			st.improved++
+		}
+	}
+	return out, st, nil
+}
+
+// describe records the options in the output metadata.
+func describe(o localsearch.Options, seed uint64) string {
+	return fmt.Sprintf("moves=%v best=%v max_segment=%d max_moves=%d max_iterations=%d budget=%v kicks=%d shuffle=%v seed=%d no_repair=%v",
+		o.Moves, o.BestImprovement, o.MaxSegment, o.MaxMoves, o.MaxIterations, o.TimeLimit, o.Kicks, o.Shuffle, seed, o.NoRepair)
+}
+
+func printImprove(w io.Writer, st improveStats, wall time.Duration, b, a datasets.Metrics, gap bool) {
+	per := 0.0
+	if st.tours > 0 {
+		per = st.lsTime.Seconds() * 1e3 / float64(st.tours)
+	}
+	fmt.Fprintf(w, "tours            %d improved by %d moves (%d changed, %d repaired); %d rows without a tour\n",
+		st.tours, st.moves, st.improved, st.repaired, st.noTour)
+	fmt.Fprintf(w, "time             %.3fs wall, %.3f ms per tour\n", wall.Seconds(), per)
+	fmt.Fprintf(w, "%-16s %14s %14s\n", "", "before", "after")
+	fmt.Fprintf(w, "%-16s %14d %14d\n", "feasible tours", b.FeasibleTours, a.FeasibleTours)
+	fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%%\n", "sol_infeasible", 100*b.SolInfeasible, 100*a.SolInfeasible)
+	fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%%\n", "inst_infeasible", 100*b.InstInfeasible, 100*a.InstInfeasible)
+	fmt.Fprintf(w, "%-16s %14.6g %14.6g\n", "obj", b.Obj, a.Obj)
+	if gap {
+		fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%%\n", "gap", 100*nanZero(b.Gap), 100*nanZero(a.Gap))
+	}
+	fmt.Fprintf(w, "%-16s %14.6g %14.6g\n", "mean_length", b.MeanLength, a.MeanLength)
+}
+
+// nanZero maps NaN (no instance to average over) to 0 for printing.
+func nanZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/models/features"
+	"github.com/lmask/lmask/trainer"
+)
+
+func TestRun_TrainResumeExport(t *testing.T) {
+	dir := t.TempDir()
+	val := filepath.Join(dir, "val.parquet")
+	if _, err := datasets.GenerateFile(val, datasets.GenConfig{Problem: lazymask.TSPDL, N: 8, Hardness: "hard", Seed: 5}, 8, datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	base := []string{"lmask-train", "--problem", "tspdl", "--size", "8", "--hardness", "hard", "--out", out,
+		"--batch", "4", "--samples", "4", "--layers", "1", "--d-model", "8", "--heads", "2", "--ffn", "16",
+		"--backend", "go", "--val", val, "--val-every", "2", "--checkpoint-every", "2", "--milestones", "3"}
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), append(base, "--steps", "4", "--no-export"), &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "steps 4/4") {
+		t.Errorf("stdout: %s", stdout.String())
+	}
+	// Training again into the same directory without --resume is refused.
+	if err := run(context.Background(), append(base, "--steps", "4"), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "--resume") {
+		t.Errorf("second run without --resume: %v", err)
+	}
+	stdout.Reset()
+	if err := run(context.Background(), append(base, "--steps", "6", "--resume"), &stdout, &stderr); err != nil {
+		t.Fatalf("resume: %v\n%s", err, stderr.String())
+	}
+	ck, err := trainer.ReadCheckpoint(out)
+	if err != nil || ck.Step != 6 || ck.Config.Milestones[0] != 3 || ck.Config.Model.DModel != 8 {
+		t.Fatalf("checkpoint after resume: %+v %v", ck, err)
+	}
+	mc, err := features.ReadConfig(filepath.Join(out, ModelDir))
+	if err != nil || mc.Problem != "tspdl" || mc.TrainSize != 8 || mc.DModel != 8 || !mc.RIE {
+		t.Fatalf("auto-exported config %+v %v", mc, err)
+	}
+	exp := filepath.Join(dir, "exported")
+	stdout.Reset()
+	if err := run(context.Background(), []string{"lmask-train", "export", "--checkpoint", out, "--out", exp}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{features.EncoderFile, features.DecoderFile, features.ConfigFile, trainer.ModelCardFile} {
+		if _, err := os.Stat(filepath.Join(exp, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	card, _ := os.ReadFile(filepath.Join(exp, trainer.ModelCardFile))
+	if !strings.Contains(string(card), "TSPDL-8 hard") || !strings.Contains(string(card), "| steps | 6 of 6 |") ||
+		!strings.Contains(string(card), "solution infeasibility") {
+		t.Errorf("model card:\n%s", card)
+	}
+}
+
+func TestRun_BadFlags(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	cases := [][]string{
+		{"lmask-train", "--size", "10", "--out", t.TempDir()},
+		{"lmask-train", "--problem", "vrp", "--out", t.TempDir()},
+		{"lmask-train", "--problem", "tsptw", "--samples", "1", "--out", t.TempDir()},
+		{"lmask-train", "--problem", "tsptw", "--milestones", "x", "--out", t.TempDir()},
+		{"lmask-train", "export", "--checkpoint", t.TempDir(), "--out", t.TempDir()},
+	}
+	for _, args := range cases {
+		if err := run(context.Background(), args, &stdout, &stderr); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package datasets
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/lmask/lmask/lazymask"
+)
+
+// square: depot (0,0), nodes (0,1), (1,1), (1,0); windows make 0-1-2-3 the
+// only feasible order among the two tested.
+func squareInstance() *lazymask.Instance {
+	return &lazymask.Instance{Problem: lazymask.TSPTW, N: 4, Scale: 1,
+		X: []float64{0, 0, 1, 1}, Y: []float64{0, 1, 1, 0},
+		Early: []float64{0, 0, 0, 0}, Late: []float64{10, 1, 2, 3}, Service: make([]float64, 4)}
+}
+
+func TestEvaluateMetrics(t *testing.T) {
+	a, b := squareInstance(), squareInstance()
+	insts := []*lazymask.Instance{a, b}
+	sols := []Solution{
+		{Instance: 0, Tour: []int{0, 1, 2, 3}},      // feasible, length 4
+		{Instance: 0, Tour: []int{0, 3, 2, 1}},      // arrives at 1 at time 3 > 1
+		{Instance: 1, Tour: nil, Cost: math.Inf(1)}, // decoder gave up
+		{Instance: 1, Tour: []int{0, 2, 1, 3}},      // arr(2)=√2 ok, arr(1)=√2+1 > 1
+	}
+	refs := []Solution{{Instance: 0, Cost: 3.2}, {Instance: 1, Cost: math.Inf(1)}}
+	m, err := Evaluate(insts, sols, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Instances != 2 || m.Rows != 4 || m.Tours != 3 || m.FeasibleTours != 1 || m.ViolatingTours != 2 || m.MissingTours != 1 {
+		t.Fatalf("counts %+v", m)
+	}
+	if m.SolInfeasible != 0.75 || m.InstInfeasible != 0.5 || m.Obj != 4 || m.ObjCount != 1 {
+		t.Fatalf("rates %+v", m)
+	}
+	if math.Abs(m.Gap-(4-3.2)/3.2) > 1e-12 || m.GapCount != 1 {
+		t.Fatalf("gap %v over %d", m.Gap, m.GapCount)
+	}
+	wantMean := (4 + 4 + (math.Sqrt2 + 1 + math.Sqrt2 + 1)) / 3
+	if math.Abs(m.MeanLength-wantMean) > 1e-12 {
+		t.Fatalf("mean_length %v, want %v", m.MeanLength, wantMean)
+	}
+	if math.Abs(m.MaxViolation-(3*math.Sqrt2-2)) > 1e-12 { // tour 0 2 1 3: late √2 at 1, 2√2−2 at 3
+		t.Fatalf("max violation %v", m.MaxViolation)
+	}
+	js, _ := json.Marshal(m)
+	for _, k := range []string{`"instances":2`, `"tours":3`, `"sol_infeasible":0.75`, `"inst_infeasible":0.5`, `"obj":4`, `"mean_length":`, `"violating_tours":2`} {
+		if !strings.Contains(string(js), k) {
+			t.Errorf("json %s lacks %s", js, k)
+		}
+	}
+	m2, _ := Evaluate(insts, nil, nil)
+	js, _ = json.Marshal(m2)
+	if !strings.Contains(string(js), `"obj":null`) || m2.InstInfeasible != 1 {
+		t.Errorf("empty evaluation: %s", js)
+	}
+}
+
+func TestEvaluateRejectsBadRows(t *testing.T) {
+	insts := []*lazymask.Instance{squareInstance()}
+	_, err := Evaluate(insts, []Solution{{Instance: 0, Tour: []int{0, 1, 1, 3}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "row 0: field tour") || !strings.Contains(err.Error(), "visited twice") {
+		t.Errorf("non-permutation: %v", err)
+	}
+	_, err = Evaluate(insts, []Solution{{Instance: 0, Tour: []int{0, 1, 2, 3}}, {Instance: 3, Tour: []int{0, 1, 2, 3}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "row 1: field instance") {
+		t.Errorf("out of range: %v", err)
+	}
+}
+
+func TestNormaliseTourPicksFeasibleDirection(t *testing.T) {
+	in := squareInstance()
+	// stored reversed and rotated: 2 1 0 3 reversed is 2 3 0 1 -> from 0: 0 1 2 3
+	tour, res, err := NormaliseTour(in, []int{2, 1, 0, 3})
+	if err != nil || !res.Feasible || tour[1] != 1 || tour[3] != 3 {
+		t.Fatalf("tour %v feasible %v err %v", tour, res.Feasible, err)
+	}
+	if _, _, err := NormaliseTour(in, []int{2, 1, 1, 3}); err == nil {
+		t.Fatal("malformed cycle accepted")
+	}
+}

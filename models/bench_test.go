@@ -1,0 +1,115 @@
+package models
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/models/features"
+)
+
+// benchBackends lists the backends to benchmark: go always, onnx when the
+// ORT library is configured.
+func benchBackends() []string {
+	out := []string{BackendGo}
+	if lib := os.Getenv(ORTLibraryEnv); lib != "" {
+		if _, err := os.Stat(lib); err == nil {
+			out = append(out, BackendONNX)
+		}
+	}
+	return out
+}
+
+func benchModel(b *testing.B, backend string) *Model {
+	m, err := New(features.DefaultConfig(lazymask.TSPTW), backend, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// BenchmarkEncoder runs the reference-size encoder (6×128, 8 heads, FFN
+// 512) on B=64 instances of N=51 nodes.
+func BenchmarkEncoder(b *testing.B) {
+	for _, backend := range benchBackends() {
+		b.Run(backend, func(b *testing.B) {
+			m := benchModel(b, backend)
+			const bs, n = 64, 51
+			x := tensors.FromFlatDataAndDimensions(randomNodeFeat(rand.New(rand.NewPCG(1, 1)), bs, n), bs, n, 4)
+			enc, err := m.encodeTensor(x) // compile outside the timer
+			if err != nil {
+				b.Fatal(err)
+			}
+			enc.Release()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				enc, err := m.encodeTensor(x)
+				if err != nil {
+					b.Fatal(err)
+				}
+				enc.Release()
+			}
+		})
+	}
+}
+
+// BenchmarkPolicyScores scores 3,200 rows (16 instances × 200 rows each,
+// N=51) with the reference-size model, through Policy.Scores.
+func BenchmarkPolicyScores(b *testing.B) {
+	for _, backend := range benchBackends() {
+		b.Run(backend, func(b *testing.B) {
+			m := benchModel(b, backend)
+			rng := rand.New(rand.NewPCG(2, 2))
+			insts := make([]*lazymask.Instance, 16)
+			for i := range insts {
+				insts[i] = randomInstance(rng, lazymask.TSPTW, 51)
+			}
+			pol := m.Policy()
+			defer pol.Close()
+			if err := pol.Begin(insts); err != nil {
+				b.Fatal(err)
+			}
+			sb := randomStepBatch(rng, 3200, 16, 51)
+			out := make([]float32, 3200*51)
+			if err := pol.Scores(sb, out); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := pol.Scores(sb, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReplayTrainStep runs one training step: teacher-forced replay of
+// B=16 instances × P=50 rollouts × T=50 steps (N=51), backward through
+// decoder and encoder, global-norm clipping and Adam.
+func BenchmarkReplayTrainStep(b *testing.B) {
+	for _, backend := range benchBackends() {
+		b.Run(backend, func(b *testing.B) {
+			m := benchModel(b, backend)
+			r := randomReplay(rand.New(rand.NewPCG(3, 3)), 16, 50, 50, 51)
+			in := r.Tensors()
+			step := trainStepExec(b, m)
+			if _, err := step.Call(in...); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				out, err := step.Call(in...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, t := range out {
+					t.FinalizeAll()
+				}
+			}
+		})
+	}
+}
