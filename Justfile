@@ -57,3 +57,8 @@ testdata:
 lint:
     test -z "$(gofmt -l .)" || (gofmt -l . && exit 1)
     go vet ./...
+
+# Regenerate the bundled datasets (200 instances each, seed 2026) with the project's generators.
+bundled-data: build
+    for h in easy medium hard; do ./bin/lmask-data generate --problem tsptw --size 50 --hardness $h --count 200 --seed 2026 --out datasets/bundled/tsptw50-$h-200.parquet; done
+    for h in medium hard; do ./bin/lmask-data generate --problem tspdl --size 50 --hardness $h --count 200 --seed 2026 --out datasets/bundled/tspdl50-$h-200.parquet; done

@@ -157,7 +157,7 @@ func randomInstances(p lazymask.Problem, count, n int, seed uint64) []*lazymask.
 		for j := 0; j < n; j++ {
 			in.X[j], in.Y[j] = r.Float64(), r.Float64()
 		}
-		perm := append([]int{0}, r.Perm(n - 1)...)
+		perm := append([]int{0}, r.Perm(n-1)...)
 		for j := 1; j < n; j++ {
 			perm[j]++
 		}
