@@ -17,7 +17,7 @@ func randInstance(rng *rand.Rand, prob lazymask.Problem, n, it int) (*lazymask.I
 	if prob == lazymask.TSPTW {
 		return randTSPTW(rng, n, kind, []float64{0.1, 1, 5, 20}[it%4])
 	}
-	return randTSPDL(rng, n, kind, []float64{0.02, 0.1, 0.5}[it%3])
+	return randTSPDL(rng, n, kind, []float64{0.02, 0.1, 0.5}[(it/3)%3])
 }
 
 // TestImproveIsLocalOptimum runs Improve on small instances and checks,

@@ -30,7 +30,7 @@ func TestStateAgreesWithReplay(t *testing.T) {
 			if prob == lazymask.TSPTW {
 				in, hidden = randTSPTW(rng, n, kind, []float64{0.1, 1, 5, 20}[it%4])
 			} else {
-				in, hidden = randTSPDL(rng, n, kind, []float64{0.05, 0.3, 1}[it%3])
+				in, hidden = randTSPDL(rng, n, kind, []float64{0.05, 0.3, 1}[(it/3)%3])
 			}
 			tour := hidden
 			if it%3 == 2 {
