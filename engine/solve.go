@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -176,6 +177,12 @@ func (e *Engine) Solve(insts []*lazymask.Instance, opts SolveOptions) ([]Solutio
 // Instances are split into batches of SolveOptions.Batch, which the workers
 // decode concurrently.
 func (s *Solver) Solve(insts []*lazymask.Instance) ([]Solution, error) {
+	return s.SolveContext(context.Background(), insts)
+}
+
+// SolveContext is Solve that stops between batches once ctx is done,
+// returning ctx's error.
+func (s *Solver) SolveContext(ctx context.Context, insts []*lazymask.Instance) ([]Solution, error) {
 	start := time.Now()
 	want := s.e.Problem()
 	for i, in := range insts {
@@ -206,6 +213,12 @@ func (s *Solver) Solve(insts []*lazymask.Instance) ([]Solution, error) {
 		go func(w *worker, st *Stats) {
 			defer wg.Done()
 			for b := range jobs {
+				if err := ctx.Err(); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					return
+				}
 				lo := b * s.opts.Batch
 				hi := min(lo+s.opts.Batch, len(insts))
 				if err := w.solveBatch(s.opts, insts, lo, hi, out, st); err != nil {
@@ -224,6 +237,9 @@ func (s *Solver) Solve(insts []*lazymask.Instance) ([]Solution, error) {
 		}(s.workers[wi], &stats[wi])
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

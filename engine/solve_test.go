@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"math"
 	"reflect"
 	"testing"
@@ -141,5 +143,19 @@ func TestBetter(t *testing.T) {
 		if got := better(tc.a, tc.b); got != tc.want {
 			t.Errorf("%s: better = %v", tc.name, got)
 		}
+	}
+}
+
+func TestSolveContextCancelled(t *testing.T) {
+	e := openToy(t, lazymask.TSPTW, 1)
+	s, err := e.NewSolver(SolveOptions{Batch: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.SolveContext(ctx, randomInstances(lazymask.TSPTW, 3, 6, 1)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }

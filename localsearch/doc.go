@@ -27,6 +27,12 @@
 // Every applied move is confirmed by an exact replay, and Improve verifies
 // its final tour with lazymask.Check.
 //
+// Under first improvement the search keeps a don't-look bit per node and
+// confirms convergence with a full scan, so it ends at a true local optimum
+// of all enabled neighbourhoods. Options.Kicks adds iterated local search:
+// random nearby feasible moves, a descent, and acceptance only on
+// improvement.
+//
 // An infeasible start is repaired first by descending on (excess, cost)
 // lexicographically, where excess = Σ max(0, violation − Tol) is zero
 // exactly when the tour is feasible; repair moves are evaluated by replay

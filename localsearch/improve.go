@@ -41,6 +41,9 @@ func Improve(inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
 	if err := inst.Validate(); err != nil {
 		return Result{}, fmt.Errorf("improve %s: %w", inst.Name, err)
 	}
+	if err := opt.validate(); err != nil {
+		return Result{}, fmt.Errorf("improve %s: %w", inst.Name, err)
+	}
 	start, err := lazymask.Check(inst, tour)
 	var te *lazymask.TourError
 	if errors.As(err, &te) {
@@ -84,7 +87,9 @@ type search struct {
 	rejected map[move]bool
 	timeUp   bool
 	kinds    []MoveKind
-	lastPos  int // scan offset: where the last applied move started
+	lastPos  int    // scan offset: where the last applied move started
+	dlb      []bool // don't-look bit per node
+	useDLB   bool
 }
 
 func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Result) *search {
@@ -105,6 +110,7 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 		old:      make([]int, inst.N),
 		rejected: map[move]bool{},
 		kinds:    append([]MoveKind(nil), kinds...),
+		dlb:      make([]bool, inst.N),
 	}
 	if opt.TimeLimit > 0 {
 		se.deadline = began.Add(opt.TimeLimit)
@@ -122,10 +128,10 @@ func (a key) better(b key) bool {
 // run descends, then tries the kicks, and returns the best tour found.
 func (se *search) run() []int {
 	st := se.st
-	se.descend()
+	se.descend(true)
 	best := append([]int(nil), st.tour...)
 	bestKey := key{st.excess, st.cost}
-	if se.res.Stop != LocalOptimum || (bestKey.excess > 0 && se.opt.NoRepair) {
+	if se.res.Stop != LocalOptimum || (bestKey.excess > 0 && se.opt.NoRepair) || se.opt.Kicks == 0 {
 		return best
 	}
 	for k := 0; k < se.opt.Kicks; k++ {
@@ -137,17 +143,43 @@ func (se *search) run() []int {
 		if bestKey.excess > 0 || !se.feasibleKick() {
 			st.set(se.kick(best))
 		}
-		se.descend()
+		for v := range se.dlb {
+			se.dlb[v] = true
+		}
+		se.touch(best, st.tour)
+		se.descend(false)
 		if now := (key{st.excess, st.cost}); now.better(bestKey) {
 			copy(best, st.tour)
 			bestKey = now
 			se.res.KicksAccepted++
 		}
 		if se.res.Stop != LocalOptimum {
-			break
+			return best
+		}
+	}
+	// Don't-look bits may have hidden improving moves: confirm a true
+	// local optimum of the best tour.
+	if !se.budgetHit() {
+		st.set(best)
+		se.descend(true)
+		if now := (key{st.excess, st.cost}); now.better(bestKey) {
+			copy(best, st.tour)
 		}
 	}
 	return best
+}
+
+// touch clears the don't-look bits of the nodes at and next to the
+// positions where tours a and b differ.
+func (se *search) touch(a, b []int) {
+	n := len(a)
+	for k := 1; k < n; k++ {
+		if a[k] != b[k] {
+			for q := max(k-1, 1); q <= min(k+1, n-1); q++ {
+				se.dlb[a[q]], se.dlb[b[q]] = false, false
+			}
+		}
+	}
 }
 
 // budgetHit records and reports an exhausted budget.
@@ -168,9 +200,15 @@ func (se *search) budgetHit() bool {
 }
 
 // descend applies improving moves until a local optimum or a budget.
-func (se *search) descend() {
+// Under first improvement it uses don't-look bits: a position whose node
+// found no improving move is skipped until a move changes the tour next to
+// it. When exact is set, a pass that finds nothing this way is followed by
+// a full scan, so the search ends at a true local optimum.
+func (se *search) descend(exact bool) {
 	clear(se.rejected)
 	se.res.Stop = LocalOptimum
+	dlb := !se.opt.BestImprovement
+	se.useDLB = dlb
 	for !se.budgetHit() {
 		se.res.Iterations++
 		m, ok := se.scan()
@@ -179,10 +217,16 @@ func (se *search) descend() {
 			return
 		}
 		if !ok {
+			if se.useDLB && exact {
+				se.useDLB = false
+				continue
+			}
 			se.res.Stop = LocalOptimum
 			return
 		}
-		se.apply(m)
+		if se.apply(m) {
+			se.useDLB = dlb
+		}
 	}
 }
 
@@ -233,18 +277,21 @@ func (se *search) scan() (move, bool) {
 		}
 		return false
 	}
-	for _, kind := range kinds {
-		if se.sc.each(kind, offset, visit) {
-			break
-		}
+	var skip func(int) bool
+	var done func(int)
+	if se.useDLB && first && !repair {
+		skip = func(i int) bool { return se.dlb[st.tour[i]] }
+		done = func(i int) { se.dlb[st.tour[i]] = true }
 	}
+	se.sc.scan(kinds, offset, skip, done, visit)
 	se.res.Evaluations += evals
 	return bestMove, found && !se.timeUp
 }
 
 // apply makes m the current tour after an exact replay confirms that it
-// improves the (excess, cost) key; otherwise m is rejected for this tour.
-func (se *search) apply(m move) {
+// improves the (excess, cost) key, and reports whether it did; otherwise m
+// is rejected for this tour.
+func (se *search) apply(m move) bool {
 	st := se.st
 	before := key{st.excess, st.cost}
 	copy(se.old, st.tour)
@@ -253,12 +300,14 @@ func (se *search) apply(m move) {
 	if !(key{st.excess, st.cost}).better(before) {
 		st.update(se.old, false)
 		se.rejected[m] = true
-		return
+		return false
 	}
+	se.touch(se.old, st.tour)
 	clear(se.rejected)
 	se.lastPos = m.i - 1
 	se.res.Moves++
 	se.res.MovesByKind[m.kind]++
+	return true
 }
 
 // kickReach bounds how far a random kick move reaches (in positions).

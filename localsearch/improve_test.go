@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lmask/lmask/lazymask"
@@ -209,6 +210,18 @@ func TestImproveErrors(t *testing.T) {
 	if _, err := Improve(nil, hidden, Options{}); err == nil {
 		t.Fatal("nil instance accepted")
 	}
+	if _, err := Improve(in, hidden, Options{Moves: []MoveKind{7}}); err == nil || !strings.Contains(err.Error(), "unknown move kind 7") {
+		t.Fatalf("bad move kind: got %v", err)
+	}
+	if _, err := Improve(in, hidden, Options{MaxMoves: -1}); err == nil || !strings.Contains(err.Error(), "max moves is negative") {
+		t.Fatalf("negative budget: got %v", err)
+	}
+	if ks, err := ParseMoves("2opt, swap"); err != nil || !slices.Equal(ks, []MoveKind{TwoOpt, Swap}) {
+		t.Fatalf("ParseMoves: %v %v", ks, err)
+	}
+	if _, err := ParseMoves("3opt"); err == nil || !strings.Contains(err.Error(), `"3opt"`) {
+		t.Fatalf("ParseMoves(3opt): %v", err)
+	}
 }
 
 // TestBudgetsAndDeterminism: budgets stop the search where asked, and a
@@ -236,5 +249,30 @@ func TestBudgetsAndDeterminism(t *testing.T) {
 	}
 	if a.Kicks != 10 || a.Stop != LocalOptimum {
 		t.Fatalf("kicks %d stop %v", a.Kicks, a.Stop)
+	}
+}
+
+// TestToleranceBoundary: an arrival up to Tol after the due time is
+// feasible, as in lazymask.Check, and one beyond it is not.
+func TestToleranceBoundary(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		over     float64 // arrival − due time at node 3 on the tour 0,1,2,3
+		wantTour []int
+		wantCost float64
+	}{
+		{"inside", 0.9 * lazymask.Tol, []int{0, 1, 2, 3}, 4},
+		{"outside", 1.1 * lazymask.Tol, []int{0, 1, 3, 2}, 2 + 2*math.Sqrt2},
+	} {
+		in := &lazymask.Instance{Problem: lazymask.TSPTW, N: 4, Scale: 1,
+			X: []float64{0, 1, 1, 0}, Y: []float64{0, 0, 1, 1}, Early: make([]float64, 4),
+			Late: []float64{10, 3 - 1.1*lazymask.Tol, 10, 3 - c.over}, Service: make([]float64, 4)}
+		res, err := Improve(in, []int{0, 1, 3, 2}, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !res.Feasible || !slices.Equal(res.Tour, c.wantTour) || math.Abs(res.Cost-c.wantCost) > 1e-12 {
+			t.Fatalf("%s: got %v cost %v feasible %v, want %v cost %v", c.name, res.Tour, res.Cost, res.Feasible, c.wantTour, c.wantCost)
+		}
 	}
 }

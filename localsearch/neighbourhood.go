@@ -64,6 +64,14 @@ type scanner struct {
 // each calls f for every move of kind, starting the outer position loop at
 // offset (rotated), until f returns true; it reports whether f stopped it.
 func (sc *scanner) each(kind MoveKind, offset int, f func(move) bool) bool {
+	return sc.scan([]MoveKind{kind}, offset, nil, nil, f)
+}
+
+// scan calls f for every move of the kinds, grouped by the position i the
+// move starts at (rotated by offset), until f returns true; it reports
+// whether f stopped it. Positions for which skip returns true are passed
+// over; done is called for each position whose moves were all visited.
+func (sc *scanner) scan(kinds []MoveKind, offset int, skip func(i int) bool, done func(i int), f func(move) bool) bool {
 	n := sc.n
 	if n < 3 {
 		return false
@@ -71,34 +79,46 @@ func (sc *scanner) each(kind MoveKind, offset int, f func(move) bool) bool {
 	span := n - 1 // positions 1..n−1
 	for a := 0; a < span; a++ {
 		i := 1 + (a+offset)%span
-		switch kind {
-		case TwoOpt:
-			for j := i + 1; j < n; j++ {
-				if sc.prune != nil && sc.prune(i, j) {
-					break
-				}
-				if f(move{kind: TwoOpt, i: i, j: j}) {
-					return true
-				}
-			}
-		case Swap:
-			for j := i + 1; j < n; j++ {
-				if f(move{kind: Swap, i: i, j: j}) {
-					return true
-				}
-			}
-		case Relocate:
-			if sc.segment(Relocate, i, 1, false, f) {
+		if skip != nil && skip(i) {
+			continue
+		}
+		for _, kind := range kinds {
+			if sc.one(kind, i, f) {
 				return true
 			}
-		case OrOpt:
-			for k := 2; k <= sc.maxSeg; k++ {
-				if i+k-1 > n-1 {
-					break
-				}
-				if sc.segment(OrOpt, i, k, false, f) || sc.segment(OrOpt, i, k, true, f) {
-					return true
-				}
+		}
+		if done != nil {
+			done(i)
+		}
+	}
+	return false
+}
+
+// one calls f for every move of kind that starts at position i.
+func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
+	n := sc.n
+	switch kind {
+	case TwoOpt:
+		for j := i + 1; j < n; j++ {
+			if sc.prune != nil && sc.prune(i, j) {
+				break
+			}
+			if f(move{kind: TwoOpt, i: i, j: j}) {
+				return true
+			}
+		}
+	case Swap:
+		for j := i + 1; j < n; j++ {
+			if f(move{kind: Swap, i: i, j: j}) {
+				return true
+			}
+		}
+	case Relocate:
+		return sc.segment(Relocate, i, 1, false, f)
+	case OrOpt:
+		for k := 2; k <= sc.maxSeg && i+k-1 <= n-1; k++ {
+			if sc.segment(OrOpt, i, k, false, f) || sc.segment(OrOpt, i, k, true, f) {
+				return true
 			}
 		}
 	}

@@ -102,6 +102,25 @@ type Options struct {
 	Seed uint64
 }
 
+// validate rejects unknown neighbourhoods and negative budgets.
+func (o *Options) validate() error {
+	for _, k := range o.Moves {
+		if k < 0 || k >= numKinds {
+			return fmt.Errorf("options: unknown move kind %d", int(k))
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"max segment", int64(o.MaxSegment)}, {"max moves", int64(o.MaxMoves)}, {"max iterations", int64(o.MaxIterations)},
+		{"time limit", int64(o.TimeLimit)}, {"kicks", int64(o.Kicks)}} {
+		if f.v < 0 {
+			return fmt.Errorf("options: %s is negative (%d)", f.name, f.v)
+		}
+	}
+	return nil
+}
+
 // StopReason says why a search ended.
 type StopReason int
 

@@ -12,7 +12,9 @@ import (
 )
 
 // DefaultBudget is the backtrack budget R used when --budget is not given
-// (the paper's setting for TSPTW-50 hard).
+// (the paper's setting for TSPTW-50 hard). The paper's evaluation budgets:
+// TSPTW-50 easy/medium/hard 100/100/200; TSPTW-100 easy/medium/hard
+// 150/200/300; TSPDL-50/100 medium and hard 150; Dumas 5000.
 const DefaultBudget = 200
 
 // config is the parsed command line.
@@ -53,7 +55,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.Uint64Flag{Name: "seed", Value: 2025, Usage: "sampling seed"},
 			&cli.IntFlag{Name: "batch", Value: engine.DefaultBatch, Usage: "instances per decode batch"},
 			&cli.IntFlag{Name: "threads", Value: 0, Usage: "onnxruntime intra-op threads per session (0 = cores / workers)"},
-			&cli.IntFlag{Name: "workers", Value: 0, Usage: "concurrent decode batches (0 = one per core, at most 2)"},
+			&cli.IntFlag{Name: "workers", Value: 0, Usage: "concurrent decode batches (0 = one per core; 2 with cuda)"},
 			&cli.StringFlag{Name: "device", Value: engine.DeviceCPU, Usage: "cpu or cuda (no fallback when cuda is unavailable)"},
 			&cli.IntFlag{Name: "limit", Value: 0, Usage: "solve only the first K instances (0 = all)"},
 			&cli.StringFlag{Name: "reference", Usage: "reference solutions Parquet file for the gap"},

@@ -111,7 +111,7 @@ func infer(ctx context.Context, cfg config) error {
 		}
 		solver.SetProgress(bar.batch())
 		bs := time.Now()
-		sols, err := solver.Solve(insts)
+		sols, err := solver.SolveContext(ctx, insts)
 		if err != nil {
 			return err
 		}

@@ -68,10 +68,19 @@ func runCLI(t *testing.T, args ...string) (string, string, error) {
 
 func TestInferEndToEnd(t *testing.T) {
 	needRuntime(t)
-	data, refPath, insts := fixture(t, lazymask.TSPTW, datasets.Hard, 10, 20)
+	for _, p := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+		t.Run(p.String(), func(t *testing.T) { inferEndToEnd(t, p) })
+	}
+}
+
+// inferEndToEnd solves a generated dataset with the tiny model of problem p
+// and recomputes every written verdict, cost and metric with the checker.
+func inferEndToEnd(t *testing.T, p lazymask.Problem) {
+	data, refPath, insts := fixture(t, p, datasets.Hard, 10, 20)
 	dir := t.TempDir()
 	out, mj := filepath.Join(dir, "sol.parquet"), filepath.Join(dir, "m.json")
-	stdout, stderr, err := runCLI(t, "--model", tinyTSPTW, "--data", data, "--out", out, "--reference", refPath,
+	model := filepath.Join("..", "..", "engine", "testdata", "tiny-"+p.String())
+	stdout, stderr, err := runCLI(t, "--model", model, "--data", data, "--out", out, "--reference", refPath,
 		"--metrics-json", mj, "--budget", "50", "--batch", "3", "--all-tours")
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr)
@@ -85,7 +94,7 @@ func TestInferEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if meta.Problem != "tsptw" || len(sols) != 8*len(insts) {
+	if meta.Problem != p.String() || len(sols) != 8*len(insts) {
 		t.Fatalf("%d rows (problem %q), want %d", len(sols), meta.Problem, 8*len(insts))
 	}
 	refSols, _, err := datasets.ReadSolutions(refPath)
@@ -174,7 +183,7 @@ func TestInferEndToEnd(t *testing.T) {
 	if objN == 0 || gapN == 0 {
 		t.Errorf("no feasible instance (%d) or no gap (%d): the test exercises nothing", objN, gapN)
 	}
-	t.Logf("tiny untrained model on %d TSPTW-10: %s", len(insts), b)
+	t.Logf("tiny untrained model on %d %s-10: %s", len(insts), p, b)
 }
 
 func TestInferBestImproveAndLimit(t *testing.T) {
