@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/datasets/plot"
+	"github.com/lmask/lmask/lazymask"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:  "plot",
+		Usage: "draw one solution (map and schedule) as an SVG picture",
+		Description: "With --solutions, --index is a row of the solutions file and its instance is drawn with its tour.\n" +
+			"Without, --index is a row of the instances file and its known tour (if any) is drawn.\n" +
+			"Cost and feasibility come from replaying the tour with the checker.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "instances", Usage: "instances Parquet file", Required: true},
+			&cli.StringFlag{Name: "solutions", Usage: "solutions Parquet file (default: the instance's known tour)"},
+			&cli.Int64Flag{Name: "index", Usage: "row to draw (of --solutions when given, else of --instances)"},
+			&cli.StringFlag{Name: "out", Usage: "output SVG file", Value: "tour.svg"},
+		},
+		Action: plotAction,
+	})
+}
+
+func plotAction(c *cli.Context) error {
+	ipath, spath, k := c.String("instances"), c.String("solutions"), c.Int64("index")
+	if k < 0 {
+		return fmt.Errorf("plot: flag --index: %d is negative", k)
+	}
+	var (
+		tour  []int
+		row   = k
+		title string
+	)
+	if spath != "" {
+		s, n, err := solutionRow(spath, k)
+		if err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
+		if s == nil {
+			return fmt.Errorf("plot: %s: flag --index: row %d out of range [0,%d)", spath, k, n)
+		}
+		tour, row = s.Tour, s.Instance
+		title = fmt.Sprintf("%s row %d (source %q) · instance %d of %s", spath, k, s.Source, row, ipath)
+	}
+	inst, known, n, err := instanceRow(ipath, row)
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	if inst == nil {
+		if spath != "" {
+			return fmt.Errorf("plot: %s: row %d: field instance: %d out of range [0,%d) (size mismatch with %s)",
+				spath, k, row, n, ipath)
+		}
+		return fmt.Errorf("plot: %s: flag --index: row %d out of range [0,%d)", ipath, k, n)
+	}
+	if spath == "" {
+		tour = known
+		title = fmt.Sprintf("%s row %d · known tour", ipath, row)
+		if known == nil {
+			title = fmt.Sprintf("%s row %d · no known tour stored", ipath, row)
+		}
+	}
+	if inst.Name != "" {
+		title += fmt.Sprintf(" · %s", inst.Name)
+	}
+	out := c.String("out")
+	if err := plot.WriteTourSVG(out, inst, tour, title); err != nil {
+		var te *lazymask.TourError
+		if errors.As(err, &te) && spath != "" {
+			return fmt.Errorf("plot: %s: row %d: field tour: instance %d: %w", spath, k, row, err)
+		}
+		return fmt.Errorf("plot: %s: row %d: %w", ipath, row, err)
+	}
+	verdict, _ := plot.Verdict(inst, tour)
+	fmt.Fprintf(c.App.Writer, "wrote %s: %s\n", out, verdict)
+	return nil
+}
+
+// instanceRow streams an instances file to row k and returns it with its
+// known tour; a nil instance and the row count mean k is out of range.
+func instanceRow(path string, k int64) (*lazymask.Instance, []int, int64, error) {
+	ir, err := datasets.OpenInstances(path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer ir.Close()
+	n := ir.NumRows()
+	if k >= n {
+		return nil, nil, n, nil
+	}
+	for {
+		b, err := ir.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, nil, n, nil
+		}
+		if err != nil {
+			return nil, nil, n, err
+		}
+		if i := k - b.Offset; i < int64(len(b.Instances)) {
+			return b.Instances[i], b.KnownTours[i], n, nil
+		}
+	}
+}
+
+// solutionRow streams a solutions file to row k; a nil solution and the
+// row count mean k is out of range.
+func solutionRow(path string, k int64) (*datasets.Solution, int64, error) {
+	sr, err := datasets.OpenSolutions(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer sr.Close()
+	n := sr.NumRows()
+	if k >= n {
+		return nil, n, nil
+	}
+	for {
+		rows, off, err := sr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, n, nil
+		}
+		if err != nil {
+			return nil, n, err
+		}
+		if i := k - off; i < int64(len(rows)) {
+			return &rows[i], n, nil
+		}
+	}
+}
