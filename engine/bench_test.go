@@ -34,7 +34,7 @@ func BenchmarkEncoder(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, chunk := range []int{16, 64, 256} {
+		for _, chunk := range []int{8, 16, 64} {
 			b.Run(fmt.Sprintf("threads=%d/chunk=%d", threads, chunk), func(b *testing.B) {
 				p := e.NewPolicy()
 				p.EncodeChunk = chunk

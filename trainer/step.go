@@ -32,9 +32,16 @@ type stepGraph struct {
 	lr    float64 // value last written to the learning-rate variable
 }
 
-// newStepGraph creates the train-step executable for model m.
+// newStepGraph creates the train-step executable for model m with the
+// run's AdamW optimiser.
 func newStepGraph(m *models.Model, cfg Config) (*stepGraph, error) {
-	opt := optimizer.Adam().LearningRate(cfg.LR).WeightDecay(cfg.WeightDecay).Done()
+	return newStepGraphWith(m, cfg, optimizer.Adam().LearningRate(cfg.LR).WeightDecay(cfg.WeightDecay).Done())
+}
+
+// newStepGraphWith creates the train-step executable for model m with the
+// optimiser opt, which must apply precomputed gradients (Adam or SGD) and
+// read its learning rate from optimizer.LearningRateVar.
+func newStepGraphWith(m *models.Model, cfg Config, opt optimizer.Interface) (*stepGraph, error) {
 	mc := m.Config()
 	lambda, clip := cfg.Entropy, cfg.Clip
 	fn := func(scope *model.Scope, in []*Node) []*Node {
