@@ -12,11 +12,12 @@ import (
 	"github.com/lmask/lmask/models/features"
 )
 
-// Metrics are the paper's evaluation numbers. Rates and the gap are in
-// percent. Obj is the mean best feasible cost in normalised units (the
+// Metrics are the paper's evaluation numbers. Rates and the gap are
+// fractions (0.01 = 1%), as in `lmask-data check --json`; the printed table
+// shows them in percent. Obj is the mean best feasible cost in normalised units (the
 // units the models see and the paper reports) over instances that have a
 // feasible tour, ObjOrig the same in the instances' original units; Gap is the mean over
-// instances of (cost − ref)/ref·100 where both are finite. Obj and Gap are
+// instances of (cost − ref)/ref where both are finite. Obj and Gap are
 // null in JSON when no instance qualifies.
 type Metrics struct {
 	SolInfeasible  float64  `json:"sol_infeasible"`
@@ -75,7 +76,7 @@ func (t *tally) add(decoded, feasible int, cost, costOrig, ref float64) {
 	t.objOrigSum += costOrig
 	t.objCount++
 	if ref > 0 && !math.IsInf(ref, 0) && !math.IsNaN(ref) {
-		t.gapSum += (cost - ref) / ref * 100
+		t.gapSum += (cost - ref) / ref
 		t.gapCount++
 	}
 }
@@ -90,10 +91,10 @@ func (t *tally) metrics(wall time.Duration, st engine.Stats) Metrics {
 		},
 	}
 	if t.tours > 0 {
-		m.SolInfeasible = 100 * float64(t.infeasibleTours) / float64(t.tours)
+		m.SolInfeasible = float64(t.infeasibleTours) / float64(t.tours)
 	}
 	if t.instances > 0 {
-		m.InstInfeasible = 100 * float64(t.noFeasible) / float64(t.instances)
+		m.InstInfeasible = float64(t.noFeasible) / float64(t.instances)
 	}
 	if t.objCount > 0 {
 		v, o := t.objSum/float64(t.objCount), t.objOrigSum/float64(t.objCount)
@@ -116,11 +117,14 @@ func printTable(w io.Writer, m Metrics, hasRef bool) {
 	}
 	gap := "n/a (no --reference)"
 	if hasRef {
-		gap = num(m.Gap, "%")
+		gap = "n/a"
+		if m.Gap != nil {
+			gap = fmt.Sprintf("%.4f%%", 100**m.Gap)
+		}
 	}
 	fmt.Fprintf(w, "%-24s %s\n", "instances", fmt.Sprint(m.Instances))
-	fmt.Fprintf(w, "%-24s %.2f%% (%d of %d tours)\n", "solution infeasibility", m.SolInfeasible, m.InfeasibleSols, m.Tours)
-	fmt.Fprintf(w, "%-24s %.2f%% (%d instances)\n", "instance infeasibility", m.InstInfeasible, m.NoFeasible)
+	fmt.Fprintf(w, "%-24s %.2f%% (%d of %d tours)\n", "solution infeasibility", 100*m.SolInfeasible, m.InfeasibleSols, m.Tours)
+	fmt.Fprintf(w, "%-24s %.2f%% (%d instances)\n", "instance infeasibility", 100*m.InstInfeasible, m.NoFeasible)
 	fmt.Fprintf(w, "%-24s %s (original units: %s)\n", "objective", num(m.Obj, ""), num(m.ObjOrig, ""))
 	fmt.Fprintf(w, "%-24s %s\n", "gap", gap)
 	fmt.Fprintf(w, "%-24s %.2f s\n", "wall time", m.Seconds)
