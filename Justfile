@@ -24,7 +24,14 @@ build:
 # Solve the bundled dataset with the bundled model; print the metrics table.
 demo: build
     mkdir -p out
-    ./bin/lmask-infer --model {{model}} --data {{data}} --out out/demo-solutions.parquet --metrics-json out/demo-metrics.json --plot out/demo-tour.svg
+    ./bin/lmask-infer --model {{model}} --data {{data}} --out out/demo-solutions.parquet --metrics-json out/demo-metrics.json --budget 200
+    ./bin/lmask-data check --instances {{data}} --solutions out/demo-solutions.parquet
+    ./bin/lmask-data plot --instances {{data}} --solutions out/demo-solutions.parquet --index 0 --out out/demo-tour.svg
+    @echo "solutions: out/demo-solutions.parquet  metrics: out/demo-metrics.json  picture of instance 0: out/demo-tour.svg"
+
+# Evaluate the shipped models on the paper's test sets (../shared): greedy ×8, the paper's budgets.
+eval-paper limit="10000" *flags="":
+    bash scripts/eval-paper.sh {{limit}} {{flags}}
 
 # Run every test (the CI entry point).
 test: setup deps-check
@@ -62,3 +69,11 @@ lint:
 bundled-data: build
     for h in easy medium hard; do ./bin/lmask-data generate --problem tsptw --size 50 --hardness $h --count 200 --seed 2026 --out datasets/bundled/tsptw50-$h-200.parquet; done
     for h in medium hard; do ./bin/lmask-data generate --problem tspdl --size 50 --hardness $h --count 200 --seed 2026 --out datasets/bundled/tspdl50-$h-200.parquet; done
+
+# Rewrite the stored regression solutions of every shipped model (on purpose only).
+regression-update: build
+    for f in models/pretrained/*/regression.json; do \
+      d=$(dirname $f); \
+      read data sols budget aug look batch < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["data"], r["solutions"], r["budget"], r["aug"], r["lookahead"], r["batch"])' $f); \
+      ./bin/lmask-infer --model $d --data $data --out $d/$sols --budget $budget --aug $aug --lookahead $look --batch $batch; \
+    done

@@ -351,3 +351,86 @@ func TestTrainStep_RolloutPolicySeesNewWeights(t *testing.T) {
 		t.Error("the rollout policy's first-step log-probs did not change after two train steps")
 	}
 }
+
+// TestStep_WeightDecayAndClipping checks the optimiser wiring on a real
+// rollout batch. With zero advantages and no entropy bonus the gradient
+// is zero, so one AdamW step must shrink every weight by exactly
+// lr·weight_decay (decoupled decay, nothing else). With SGD and a tiny
+// clip the weights must move by exactly lr·clip in global L2 norm: the
+// clipping scales the gradients, not the weights.
+func TestStep_WeightDecayAndClipping(t *testing.T) {
+	cfg := smallModelConfig(t, 10, "easy")
+	cfg.Batch, cfg.Samples, cfg.Entropy = 2, 4, 0
+	m, err := models.New(cfg.Model, cfg.Backend, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := rolloutBatch(t, m, cfg, generate(t, lazymask.TSPTW, cfg.Size, cfg.Hardness, cfg.Batch, 8), 9)
+	adv := append([]float32(nil), rb.Advantage...)
+	w0, err := m.Weights()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	const lr, wd = 1e-2, 0.5
+	dc := cfg
+	dc.WeightDecay = wd
+	sg, err := newStepGraph(m, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(rb.Advantage)
+	res, err := sg.run(rb, lr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GradNorm != 0 {
+		t.Fatalf("gradient norm %v with zero advantages and no entropy bonus, want 0", res.GradNorm)
+	}
+	w1, err := m.Weights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range w0 {
+		for j, x := range v.Data {
+			want := x - float32(lr*wd)*x
+			if d := math.Abs(float64(w1[name].Data[j] - want)); d > 1e-6+1e-6*math.Abs(float64(x)) {
+				t.Fatalf("%s[%d]: %v after a zero-gradient AdamW step, want %v (decay lr·wd = %g)", name, j, w1[name].Data[j], want, lr*wd)
+			}
+		}
+	}
+
+	if err := m.SetWeights(w0); err != nil {
+		t.Fatal(err)
+	}
+	// lr 1 keeps the per-weight moves far above float32 resolution.
+	const clip, sgdLR = 1e-3, 1.0
+	cc := cfg
+	cc.Clip = clip
+	sgd, err := newStepGraphWith(m, cc, optimizer.StochasticGradientDescent().WithDecay(false).WithLearningRate(sgdLR).Done())
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(rb.Advantage, adv)
+	res, err = sgd.run(rb, sgdLR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(res.GradNorm > 100*clip) {
+		t.Fatalf("gradient norm %v is too small for the clip test", res.GradNorm)
+	}
+	w2, err := m.Weights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var moved float64
+	for name, v := range w0 {
+		for j, x := range v.Data {
+			d := float64(w2[name].Data[j] - x)
+			moved += d * d
+		}
+	}
+	if got, want := math.Sqrt(moved), sgdLR*clip; math.Abs(got-want) > 0.02*want {
+		t.Errorf("clipped SGD step moved the weights by %.4g in L2 norm, want lr·clip = %.4g (gradient norm %.4g)", got, want, res.GradNorm)
+	}
+}

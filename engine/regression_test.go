@@ -1,0 +1,227 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/lazymask"
+)
+
+// Regression describes, for one shipped model, the stored greedy solutions
+// of a bundled dataset (regression.json in the model directory) and the
+// quality floor on the paper's test set (floor section, optional).
+type Regression struct {
+	Data      string `json:"data"`      // bundled instances, relative to the repository root
+	Solutions string `json:"solutions"` // stored solutions, relative to the model directory
+	Budget    int    `json:"budget"`
+	Aug       int    `json:"aug"`
+	Lookahead string `json:"lookahead"`
+	Batch     int    `json:"batch"`
+	Floor     *Floor `json:"floor,omitempty"`
+}
+
+// Floor bounds the quality on the first Limit instances of a paper test set.
+type Floor struct {
+	Instances         string  `json:"instances"` // npz file under ../shared/datasets/lmask-paper
+	Reference         string  `json:"reference"`
+	Limit             int     `json:"limit"`
+	MaxInstInfeasible float64 `json:"max_inst_infeasible"` // fraction
+	MaxGap            float64 `json:"max_gap"`             // fraction
+}
+
+func repoRoot(t testing.TB) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+}
+
+func sharedDir(root string) string {
+	if d := os.Getenv("LMASK_SHARED"); d != "" {
+		return d
+	}
+	return filepath.Join(root, "..", "shared")
+}
+
+// shippedModels lists models/pretrained/* that carry a regression.json.
+func shippedModels(t *testing.T) (root string, dirs []string, regs []Regression) {
+	root = repoRoot(t)
+	matches, _ := filepath.Glob(filepath.Join(root, "models", "pretrained", "*", "regression.json"))
+	for _, m := range matches {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r Regression
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		dirs = append(dirs, filepath.Dir(m))
+		regs = append(regs, r)
+	}
+	if len(dirs) == 0 {
+		t.Fatal("no shipped model with a regression.json under models/pretrained")
+	}
+	return root, dirs, regs
+}
+
+func solveOpts(r Regression) (engine.SolveOptions, error) {
+	look, err := lazymask.ParseLookahead(r.Lookahead)
+	if err != nil {
+		return engine.SolveOptions{}, err
+	}
+	return engine.SolveOptions{Aug: r.Aug, Budget: r.Budget, Lookahead: look, Batch: r.Batch}, nil
+}
+
+// TestShippedModels_StoredSolutions re-solves each shipped model's bundled
+// regression dataset and fails, listing the differences, if any tour, cost
+// or feasibility verdict changed. `just regression-update` rewrites the
+// stored solutions on purpose.
+func TestShippedModels_StoredSolutions(t *testing.T) {
+	if err := engine.Available(); err != nil {
+		t.Skipf("onnxruntime not available (%v): set ONNXRUNTIME_SHARED_LIBRARY_PATH or run scripts/setup.sh", err)
+	}
+	root, dirs, regs := shippedModels(t)
+	for i, dir := range dirs {
+		r := regs[i]
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			ds, err := datasets.ReadInstances(filepath.Join(root, r.Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored, _, err := datasets.ReadSolutions(filepath.Join(dir, r.Solutions))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(stored) != len(ds.Instances) {
+				t.Fatalf("%d stored solutions for %d instances", len(stored), len(ds.Instances))
+			}
+			e, err := engine.Open(dir, engine.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			opts, err := solveOpts(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.Solve(ds.Instances, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var diffs []string
+			for k, s := range stored {
+				b := got[s.Instance].Best
+				same := fmt.Sprint(b.Nodes) == fmt.Sprint(s.Tour) && b.Feasible == s.Feasible &&
+					(math.Abs(b.Cost-s.Cost) <= 1e-9 || (math.IsInf(b.Cost, 1) && math.IsInf(s.Cost, 1)))
+				if !same {
+					diffs = append(diffs, fmt.Sprintf("row %d (instance %d): stored cost %.6f feasible %v tour %v\n    now    cost %.6f feasible %v tour %v",
+						k, s.Instance, s.Cost, s.Feasible, s.Tour, b.Cost, b.Feasible, b.Nodes))
+				}
+				// The stored verdict itself must come from the checker.
+				if s.Tour != nil {
+					res, _ := lazymask.Check(ds.Instances[s.Instance], s.Tour)
+					if res.Feasible != s.Feasible || math.Abs(res.Cost-s.Cost) > 1e-9 {
+						t.Errorf("row %d: stored verdict %v/%.6f disagrees with the checker %v/%.6f", k, s.Feasible, s.Cost, res.Feasible, res.Cost)
+					}
+				}
+			}
+			if len(diffs) > 0 {
+				n := len(diffs)
+				if n > 10 {
+					diffs = append(diffs[:10], fmt.Sprintf("... and %d more", n-10))
+				}
+				t.Fatalf("%d of %d solutions changed:\n  %s", n, len(stored), strings.Join(diffs, "\n  "))
+			}
+		})
+	}
+}
+
+// TestShippedModels_PaperFloor checks that each shipped model still meets
+// the quality recorded in its model card on the first instances of the
+// paper's own test set (greedy ×8, the paper's budget).
+func TestShippedModels_PaperFloor(t *testing.T) {
+	if err := engine.Available(); err != nil {
+		t.Skipf("onnxruntime not available (%v): set ONNXRUNTIME_SHARED_LIBRARY_PATH or run scripts/setup.sh", err)
+	}
+	root, dirs, regs := shippedModels(t)
+	paper := filepath.Join(sharedDir(root), "datasets", "lmask-paper")
+	if _, err := os.Stat(paper); err != nil {
+		t.Skipf("paper test sets not found at %s (set LMASK_SHARED): floor checks skipped", paper)
+	}
+	for i, dir := range dirs {
+		r := regs[i]
+		if r.Floor == nil {
+			continue
+		}
+		f := *r.Floor
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			ds, err := datasets.ImportNPZInstances(filepath.Join(paper, f.Instances))
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs, _, err := datasets.ImportNPZReferences(filepath.Join(paper, f.Reference), ds.Instances)
+			if err != nil {
+				t.Fatal(err)
+			}
+			insts := ds.Instances[:f.Limit]
+			e, err := engine.Open(dir, engine.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			opts, err := solveOpts(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.Solve(insts, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sols []datasets.Solution
+			for k, s := range got {
+				if s.Best.Nodes != nil {
+					sol, err := datasets.Checked(insts[k], int64(k), s.Best.Nodes, "lmask")
+					if err != nil {
+						t.Fatal(err)
+					}
+					sols = append(sols, sol)
+				}
+			}
+			var rs []datasets.Solution
+			for _, s := range refs {
+				if s.Instance < int64(f.Limit) {
+					rs = append(rs, s)
+				}
+			}
+			m, err := datasets.Evaluate(insts, sols, rs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s on the first %d of %s: inst. infeasible %.2f%%, gap %.3f%%", filepath.Base(dir), f.Limit, f.Instances, 100*m.InstInfeasible, 100*m.Gap)
+			if m.InstInfeasible > f.MaxInstInfeasible+1e-12 {
+				t.Errorf("instance infeasibility %.4f above the floor %.4f", m.InstInfeasible, f.MaxInstInfeasible)
+			}
+			if !(m.Gap <= f.MaxGap) {
+				t.Errorf("gap %.5f above the floor %.5f", m.Gap, f.MaxGap)
+			}
+		})
+	}
+}
