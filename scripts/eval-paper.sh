@@ -29,8 +29,8 @@ for s in $sets; do
   python3 - "$m" "${p^^}-50 $h" "$model" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
-f = lambda v: "n/a" if v is None else f"{100*v:.2f}%"
+f = lambda v, d=2: "n/a" if v is None else f"{100*v:.{d}f}%"
 o = m.get("obj")
-print(f"| {sys.argv[2]} | {sys.argv[3].split('/')[-1]} | {m.get('instances')} | {f(m.get('sol_infeasible'))} | {f(m.get('inst_infeasible'))} | {'n/a' if o is None else f'{o:.4f}'} | {f(m.get('gap'))} | {m.get('seconds'):.1f} s |")
+print(f"| {sys.argv[2]} | {sys.argv[3].split('/')[-1]} | {m.get('instances')} | {f(m.get('sol_infeasible'))} | {f(m.get('inst_infeasible'))} | {'n/a' if o is None else f'{o:.4f}'} | {f(m.get('gap'), 3)} | {m.get('seconds'):.1f} s |")
 PY
 done
