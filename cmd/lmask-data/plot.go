@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,7 +49,7 @@ func plotAction(c *cli.Context) error {
 			return fmt.Errorf("plot: %s: flag --index: row %d out of range [0,%d)", spath, k, n)
 		}
 		tour, row = s.Tour, s.Instance
-		title = fmt.Sprintf("%s row %d (source %q) · instance %d of %s", spath, k, s.Source, row, ipath)
+		title = fmt.Sprintf("%s row %d (%s) · instance %d of %s", filepath.Base(spath), k, s.Source, row, filepath.Base(ipath))
 	}
 	inst, known, n, err := instanceRow(ipath, row)
 	if err != nil {
@@ -63,9 +64,9 @@ func plotAction(c *cli.Context) error {
 	}
 	if spath == "" {
 		tour = known
-		title = fmt.Sprintf("%s row %d · known tour", ipath, row)
+		title = fmt.Sprintf("%s row %d · known tour", filepath.Base(ipath), row)
 		if known == nil {
-			title = fmt.Sprintf("%s row %d · no known tour stored", ipath, row)
+			title = fmt.Sprintf("%s row %d · no known tour stored", filepath.Base(ipath), row)
 		}
 	}
 	if inst.Name != "" {
