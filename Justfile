@@ -37,6 +37,7 @@ eval-paper limit="10000" *flags="":
 test: setup deps-check
     go vet ./...
     go test -count=1 -timeout 40m ./...
+    go test -count=1 -tags parity ./models ./internal/paritytest
 
 # Quick tests (skips the slow ones).
 test-short:
