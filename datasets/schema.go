@@ -3,6 +3,7 @@ package datasets
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/lmask/lmask/lazymask"
 )
@@ -114,7 +115,11 @@ type rowError struct {
 
 func (e *rowError) Error() string {
 	if e.Field != "" {
-		return fmt.Sprintf("%s: row %d: field %s: %v", e.File, e.Row, e.Field, e.Err)
+		msg := e.Err.Error()
+		if strings.HasPrefix(msg, "field "+e.Field+",") || strings.HasPrefix(msg, "field "+e.Field+":") { // a *lazymask.FieldError names the field itself
+			return fmt.Sprintf("%s: row %d: %s", e.File, e.Row, msg)
+		}
+		return fmt.Sprintf("%s: row %d: field %s: %s", e.File, e.Row, e.Field, msg)
 	}
 	return fmt.Sprintf("%s: row %d: %v", e.File, e.Row, e.Err)
 }

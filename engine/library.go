@@ -134,6 +134,7 @@ type LibraryNotFoundError struct {
 	Tried []string
 }
 
+// Error lists the environment variable and every path that was tried.
 func (e *LibraryNotFoundError) Error() string {
 	return fmt.Sprintf("onnxruntime shared library not found; tried %s=%q and %s; run scripts/setup.sh (or `just setup`) to install it, or set %s",
 		LibraryEnv, os.Getenv(LibraryEnv), strings.Join(e.Tried, ", "), LibraryEnv)

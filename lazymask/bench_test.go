@@ -55,39 +55,48 @@ func BenchmarkTSLMask(b *testing.B) {
 }
 
 // BenchmarkDecodeStep measures a batched decode of 256 trajectories on hard
-// TSPTW-50 with greedy Uniform scores, per row-step (one row sent to the
-// policy and advanced, backtracks included).
+// TSPTW-50 and TSPTW-100 with Random-L scores, per row-step (one row sent to
+// the policy and advanced, backtracks included).
 func BenchmarkDecodeStep(b *testing.B) {
-	r := newRand(11)
-	insts := make([]*Instance, 32)
-	for i := range insts {
-		insts[i] = hardTSPTW(r, 50, 1)
+	for _, n := range []int{50, 100} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			r := newRand(11)
+			insts := make([]*Instance, 32)
+			for i := range insts {
+				insts[i] = hardTSPTW(r, n, 1)
+			}
+			dc := NewDecoder()
+			rec := &recorder{inner: &RandomL{}}
+			cfg := Config{Budget: 200, Seed: 1}
+			for b.Loop() {
+				if _, err := dc.Decode(rec, insts, 8, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rec.rows), "ns/row-step")
+			b.ReportMetric(float64(rec.rows)/float64(rec.calls), "rows/call")
+		})
 	}
-	dc := NewDecoder()
-	rec := &recorder{inner: &RandomL{}}
-	cfg := Config{Budget: 200, Seed: 1}
-	for b.Loop() {
-		if _, err := dc.Decode(rec, insts, 8, cfg); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rec.rows), "ns/row-step")
-	b.ReportMetric(float64(rec.rows)/float64(rec.calls), "rows/call")
 }
 
-// BenchmarkRandomLHard50 is the Random-L baseline on 1,000 hard TSPTW-50
+// BenchmarkRandomLHard50 is the Random-L baseline on 10,000 hard TSPTW-50
 // instances (reference §3.1 generator, W = 1): TSL, Test semantics, one
-// sampled trajectory per instance, with budgets R = 200 (the paper's
-// setting for hard TSPTW-50) and R = 0. Run with -benchtime=1x.
+// trajectory per instance, greedy (nearest feasible neighbour) or sampled,
+// with budgets R = 200 (the paper's setting for hard TSPTW-50) and R = 0.
+// Run with -benchtime=1x.
 func BenchmarkRandomLHard50(b *testing.B) {
 	r := newRand(2025)
-	insts := make([]*Instance, 1000)
+	insts := make([]*Instance, 10000)
 	for i := range insts {
 		insts[i] = hardTSPTW(r, 50, 1)
 	}
-	for _, budget := range []int{200, 0} {
-		b.Run(fmt.Sprintf("R=%d", budget), func(b *testing.B) {
-			cfg := Config{Budget: budget, Seed: 2025}
+	for _, mode := range []struct {
+		name   string
+		greedy bool
+		budget int
+	}{{"greedy/R=200", true, 200}, {"sampled/R=200", false, 200}, {"sampled/R=0", false, 0}} {
+		b.Run(mode.name, func(b *testing.B) {
+			cfg := Config{Budget: mode.budget, Seed: 2025, Greedy: mode.greedy}
 			var tr []Trajectory
 			start := time.Now()
 			runs := 0
@@ -109,7 +118,7 @@ func BenchmarkRandomLHard50(b *testing.B) {
 					failed++
 				}
 			}
-			b.ReportMetric(perRun, "s/1k-inst")
+			b.ReportMetric(perRun, "s/10k-inst")
 			b.ReportMetric(100*float64(failed)/float64(len(tr)), "%infeasible")
 			b.ReportMetric(float64(bt)/float64(len(tr)), "backtracks/inst")
 			b.ReportMetric(cost/math.Max(1, float64(feas)), "obj")

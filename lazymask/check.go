@@ -28,6 +28,7 @@ type TourError struct {
 	Msg        string
 }
 
+// Error names the step, the node and what is wrong with the tour.
 func (e *TourError) Error() string {
 	return fmt.Sprintf("malformed tour at step %d (node %d): %s", e.Step, e.Node, e.Msg)
 }
@@ -50,6 +51,7 @@ type InfeasibleError struct {
 	Limit      float64 // due time or draft limit
 }
 
+// Error names the step, the node, the broken rule and the value against its limit.
 func (e *InfeasibleError) Error() string {
 	what := "arrival"
 	if e.Rule == RuleDraftLimit {

@@ -144,6 +144,7 @@ type FieldError struct {
 	Msg   string
 }
 
+// Error names the field, the node when known, the problem and the value.
 func (e *FieldError) Error() string {
 	if e.Node >= 0 {
 		return fmt.Sprintf("field %s, node %d: %s (value %v)", e.Field, e.Node, e.Msg, e.Value)
