@@ -39,14 +39,14 @@ func BenchmarkEncoder(b *testing.B) {
 			m := benchModel(b, backend)
 			const bs, n = 64, 51
 			x := tensors.FromFlatDataAndDimensions(randomNodeFeat(rand.New(rand.NewPCG(1, 1)), bs, n), bs, n, 4)
-			enc, err := m.encodeTensor(x) // compile outside the timer
+			enc, err := m.encodeTensor(x, false) // compile outside the timer
 			if err != nil {
 				b.Fatal(err)
 			}
 			enc.Release()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				enc, err := m.encodeTensor(x)
+				enc, err := m.encodeTensor(x, false)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -108,6 +108,77 @@ func BenchmarkReplayTrainStep(b *testing.B) {
 				}
 				for _, t := range out {
 					t.FinalizeAll()
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPolicyScoresTrain scores 256 rows (16 instances × 16 rows,
+// N=51), the size of one rollout step of a batch-16 × 16-sample training
+// iteration, through Policy.Scores with the folded step and with the
+// direct grouped step.
+func BenchmarkPolicyScoresTrain(b *testing.B) {
+	for _, backend := range benchBackends() {
+		m := benchModel(b, backend)
+		for _, direct := range []bool{false, true} {
+			name := backend + "/folded"
+			if direct {
+				name = backend + "/direct"
+			}
+			b.Run(name, func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(4, 4))
+				insts := make([]*lazymask.Instance, 16)
+				for i := range insts {
+					insts[i] = randomInstance(rng, lazymask.TSPTW, 51)
+				}
+				pol := m.Policy()
+				pol.direct = direct
+				defer pol.Close()
+				if err := pol.Begin(insts); err != nil {
+					b.Fatal(err)
+				}
+				sb := randomStepBatch(rng, 256, 16, 51)
+				for i := range sb.Inst {
+					sb.Inst[i] = i / 16
+				}
+				out := make([]float32, 256*51)
+				if err := pol.Scores(sb, out); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := pol.Scores(sb, out); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkPolicyRollout runs one sampled LazyMask rollout as in training:
+// 16 TSPTW instances of N=51 × 16 trajectories each, TSL, budget 15.
+func BenchmarkPolicyRollout(b *testing.B) {
+	for _, backend := range benchBackends() {
+		b.Run(backend, func(b *testing.B) {
+			m := benchModel(b, backend)
+			rng := rand.New(rand.NewPCG(5, 5))
+			insts := make([]*lazymask.Instance, 16)
+			for i := range insts {
+				insts[i] = randomInstance(rng, lazymask.TSPTW, 51)
+			}
+			pol := m.Policy()
+			defer pol.Close()
+			dec := lazymask.NewDecoder()
+			cfg := lazymask.Config{Lookahead: lazymask.LookTSL, Budget: 15, Semantics: lazymask.Train, Seed: 1, Record: true}
+			if _, err := dec.Decode(pol, insts, 16, cfg); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := dec.Decode(pol, insts, 16, cfg); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

@@ -25,6 +25,9 @@ type Model struct {
 	store   *model.Store
 
 	encExec, decExec, groupedExec, replayExec *model.Exec
+	// foldEncExec and foldStepExec run the encoder with the folded decoder
+	// caches and the folded decoder step (folded.go) for Policy.
+	foldEncExec, foldStepExec *model.Exec
 }
 
 // New creates a model of config cfg on the backend named by backendSpec
@@ -67,7 +70,20 @@ func New(cfg features.Config, backendSpec string, seed uint64) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build replay: %w", err)
 	}
-	for _, e := range []*model.Exec{m.encExec, m.decExec, m.groupedExec, m.replayExec} {
+	m.foldEncExec, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
+		sc, cs, a := foldedCaches(scope, m.cfg, in[0])
+		return []*Node{sc, cs, a}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build folded encoder: %w", err)
+	}
+	m.foldStepExec, err = model.NewExec(backend, m.store, func(_ *model.Scope, in []*Node) []*Node {
+		return []*Node{foldedStep(m.cfg, in[0], in[1], in[2], in[3], in[4], in[5])}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build folded decoder: %w", err)
+	}
+	for _, e := range []*model.Exec{m.encExec, m.decExec, m.groupedExec, m.replayExec, m.foldEncExec, m.foldStepExec} {
 		e.SetMaxCache(maxCachedShapes)
 	}
 	return m, nil
@@ -144,7 +160,8 @@ func callExec(e *model.Exec, what string, args ...any) (out []*tensors.Tensor, e
 }
 
 // Encoded holds the encoder outputs of a batch of B instances of N nodes,
-// kept on the backend: node_emb, glimpse_k, glimpse_v, logit_k [B,N,d].
+// kept on the backend: node_emb, glimpse_k, glimpse_v, logit_k [B,N,d]
+// (or, inside Policy, the folded caches of foldedCaches).
 type Encoded struct {
 	B, N int
 	out  []*tensors.Tensor
@@ -169,11 +186,15 @@ func (e *Encoded) Release() {
 	e.out = nil
 }
 
-// Encode runs the encoder on nodeFeat [B,N,4] given as a tensor (reused
-// between calls by Policy).
-func (m *Model) encodeTensor(nodeFeat *tensors.Tensor) (*Encoded, error) {
+// encodeTensor runs the encoder on nodeFeat [B,N,4] given as a tensor
+// (reused between calls by Policy); folded selects the folded caches.
+func (m *Model) encodeTensor(nodeFeat *tensors.Tensor, folded bool) (*Encoded, error) {
 	dims := nodeFeat.Shape().Dimensions
-	out, err := callExec(m.encExec, "encoder", nodeFeat)
+	exec := m.encExec
+	if folded {
+		exec = m.foldEncExec
+	}
+	out, err := callExec(exec, "encoder", nodeFeat)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +207,7 @@ func (m *Model) Encode(nodeFeat []float32, b, n int) (*Encoded, error) {
 	if b <= 0 || n < 2 || len(nodeFeat) != b*n*features.NodeFeatures {
 		return nil, fmt.Errorf("encode: node_feat has %d values, want B·N·4 with B=%d ≥ 1, N=%d ≥ 2", len(nodeFeat), b, n)
 	}
-	return m.encodeTensor(tensors.FromFlatDataAndDimensions(append([]float32(nil), nodeFeat...), b, n, features.NodeFeatures))
+	return m.encodeTensor(tensors.FromFlatDataAndDimensions(append([]float32(nil), nodeFeat...), b, n, features.NodeFeatures), false)
 }
 
 // DecodeStep runs one decoder step for R = len(current) rows over enc:

@@ -15,21 +15,28 @@ const MaxPolicyRows = 4096
 
 // Policy is a lazymask.Policy backed by the GoMLX model: Begin encodes the
 // decode's instances once (the batch padded to a power of two with zero
-// instances) and Scores runs the decoder step (DecoderStepGrouped) on the
-// rows grouped by instance, the rows per instance padded to a power of two
-// with harmless rows whose mask is all true. Input tensors
-// are reused between calls. A Policy is not safe for concurrent use;
-// create one per goroutine.
+// instances) and Scores runs the decoder step on the rows grouped by
+// instance, the rows per instance padded to a power of two with harmless
+// rows whose mask is all true. While the folded step is cheaper for the
+// instances' N (foldedFits), Begin also folds the query, attention and
+// logit products into per-instance caches and Scores runs foldedStep;
+// otherwise it runs DecoderStepGrouped. The caches stay on the backend
+// between steps and input tensors are reused between calls. A Policy is
+// not safe for concurrent use; create one per goroutine.
 type Policy struct {
 	m      *Model
 	n      int
 	b      int
 	scales []float64
 	enc    *Encoded
+	// folded is set when enc holds the folded caches; direct disables
+	// folding (for comparisons).
+	folded, direct bool
 
 	nodeFeat *tensors.Tensor
 	rows     map[int]*groupedInputs // by padded rows per instance
 	slot     []int
+	counts   []int
 }
 
 var _ lazymask.Policy = (*Policy)(nil)
@@ -85,7 +92,8 @@ func (p *Policy) Begin(insts []*lazymask.Instance) error {
 	if p.enc != nil {
 		p.enc.Release()
 	}
-	p.enc, err = p.m.encodeTensor(p.nodeFeat)
+	p.folded = !p.direct && foldedFits(p.m.cfg, n)
+	p.enc, err = p.m.encodeTensor(p.nodeFeat, p.folded)
 	if err != nil {
 		return fmt.Errorf("policy begin: %w", err)
 	}
@@ -115,10 +123,74 @@ func (p *Policy) Scores(b *lazymask.StepBatch, out []float32) error {
 }
 
 // groupedInputs are the decoder inputs of Policy with rows grouped by
-// instance: current [B,M], stepFeat [B,M,8], mask [B,M,N].
+// instance: current [B,M], stepFeat [B,M,8] and mask [B,M,N] for
+// DecoderStepGrouped; for foldedStep current holds instance·N + node and
+// bias [B,M,N] replaces mask.
 type groupedInputs struct {
-	current, stepFeat, mask *tensors.Tensor
-	slot                    []int // row → position inside its instance
+	folded                        bool
+	n                             int
+	current, stepFeat, mask, bias *tensors.Tensor
+}
+
+// release frees the tensors.
+func (in *groupedInputs) release() {
+	for _, t := range []*tensors.Tensor{in.current, in.stepFeat, in.mask, in.bias} {
+		if t != nil {
+			_ = t.FinalizeAll()
+		}
+	}
+}
+
+// fillGrouped writes the current nodes and masks of rows [lo,lo+rows) of b
+// at their grouped positions; padding rows get node 0 and an all-true mask.
+func (p *Policy) fillGrouped(in *groupedInputs, b *lazymask.StepBatch, lo, rows int, pos func(int) int) error {
+	n := p.n
+	if err := tensors.MutableFlatData(in.current, func(cur []int64) {
+		clear(cur)
+		for i := 0; i < rows; i++ {
+			cur[pos(i)] = int64(b.Current[lo+i])
+		}
+	}); err != nil {
+		return err
+	}
+	return tensors.MutableFlatData(in.mask, func(mask []bool) {
+		for i := range mask {
+			mask[i] = true
+		}
+		for i := 0; i < rows; i++ {
+			at := pos(i)
+			copy(mask[at*n:(at+1)*n], b.Mask[(lo+i)*n:(lo+i+1)*n])
+		}
+	})
+}
+
+// fillFolded writes instance·N + current node and the mask as an additive
+// bias (0 allowed, MaskedLogit masked) for the rows [lo,lo+rows) of b;
+// padding rows get node 0 of their instance and a zero bias.
+func (p *Policy) fillFolded(in *groupedInputs, b *lazymask.StepBatch, lo, rows int, pos func(int) int) error {
+	n := p.n
+	mp := in.current.Shape().Dimensions[1]
+	if err := tensors.MutableFlatData(in.current, func(cur []int64) {
+		for i := range cur {
+			cur[i] = int64(i / mp * n)
+		}
+		for i := 0; i < rows; i++ {
+			cur[pos(i)] += int64(b.Current[lo+i])
+		}
+	}); err != nil {
+		return err
+	}
+	return tensors.MutableFlatData(in.bias, func(bias []float32) {
+		clear(bias)
+		for i := 0; i < rows; i++ {
+			dst := bias[pos(i)*n:][:n]
+			for j, ok := range b.Mask[(lo+i)*n : (lo+i+1)*n] {
+				if !ok {
+					dst[j] = MaskedLogit
+				}
+			}
+		}
+	})
 }
 
 // scoreChunk scores rows [lo,hi) of b: the rows are grouped by instance
@@ -127,7 +199,11 @@ type groupedInputs struct {
 func (p *Policy) scoreChunk(b *lazymask.StepBatch, lo, hi int, out []float32) error {
 	n, rows := p.n, hi-lo
 	bp := p.enc.B
-	counts := make([]int, bp)
+	if cap(p.counts) < bp {
+		p.counts = make([]int, bp)
+	}
+	counts := p.counts[:bp]
+	clear(counts)
 	if cap(p.slot) < rows {
 		p.slot = make([]int, rows)
 	}
@@ -145,21 +221,29 @@ func (p *Policy) scoreChunk(b *lazymask.StepBatch, lo, hi int, out []float32) er
 	}
 	mp := bucket(max(1, maxInt(counts)), 1)
 	in := p.rows[mp]
-	if in == nil || in.mask.Shape().Dimensions[0] != bp || in.mask.Shape().Dimensions[2] != n {
+	if in == nil || in.folded != p.folded || in.stepFeat.Shape().Dimensions[0] != bp || in.n != n {
+		if in != nil {
+			in.release()
+		}
 		in = &groupedInputs{
+			folded:   p.folded,
+			n:        n,
 			current:  tensors.FromFlatDataAndDimensions(make([]int64, bp*mp), bp, mp),
 			stepFeat: tensors.FromFlatDataAndDimensions(make([]float32, bp*mp*features.StepFeatures), bp, mp, features.StepFeatures),
-			mask:     tensors.FromFlatDataAndDimensions(make([]bool, bp*mp*n), bp, mp, n),
+		}
+		if p.folded {
+			in.bias = tensors.FromFlatDataAndDimensions(make([]float32, bp*mp*n), bp, mp, n)
+		} else {
+			in.mask = tensors.FromFlatDataAndDimensions(make([]bool, bp*mp*n), bp, mp, n)
 		}
 		p.rows[mp] = in
 	}
 	pos := func(i int) int { return b.Inst[lo+i]*mp + slot[i] }
-	if err := tensors.MutableFlatData(in.current, func(cur []int64) {
-		clear(cur)
-		for i := 0; i < rows; i++ {
-			cur[pos(i)] = int64(b.Current[lo+i])
+	if p.folded {
+		if err := p.fillFolded(in, b, lo, rows, pos); err != nil {
+			return err
 		}
-	}); err != nil {
+	} else if err := p.fillGrouped(in, b, lo, rows, pos); err != nil {
 		return err
 	}
 	if err := tensors.MutableFlatData(in.stepFeat, func(sf []float32) {
@@ -172,19 +256,14 @@ func (p *Policy) scoreChunk(b *lazymask.StepBatch, lo, hi int, out []float32) er
 	}); err != nil {
 		return err
 	}
-	if err := tensors.MutableFlatData(in.mask, func(mask []bool) {
-		for i := range mask {
-			mask[i] = true
-		}
-		for i := 0; i < rows; i++ {
-			at := pos(i)
-			copy(mask[at*n:(at+1)*n], b.Mask[(lo+i)*n:(lo+i+1)*n])
-		}
-	}); err != nil {
-		return err
-	}
 	e := p.enc.out
-	res, err := callExec(p.m.groupedExec, "policy decoder", e[0], e[1], e[2], e[3], in.current, in.stepFeat, in.mask)
+	var res []*tensors.Tensor
+	var err error
+	if p.folded {
+		res, err = callExec(p.m.foldStepExec, "policy decoder", e[0], e[1], e[2], in.current, in.stepFeat, in.bias)
+	} else {
+		res, err = callExec(p.m.groupedExec, "policy decoder", e[0], e[1], e[2], e[3], in.current, in.stepFeat, in.mask)
+	}
 	if err != nil {
 		return fmt.Errorf("policy scores: %w", err)
 	}
@@ -212,9 +291,7 @@ func (p *Policy) Close() {
 		p.enc = nil
 	}
 	for k, in := range p.rows {
-		for _, t := range []*tensors.Tensor{in.current, in.stepFeat, in.mask} {
-			_ = t.FinalizeAll()
-		}
+		in.release()
 		delete(p.rows, k)
 	}
 	if p.nodeFeat != nil {

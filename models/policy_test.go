@@ -101,3 +101,48 @@ func TestPolicyMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyFoldedMatchesDirect compares the folded decoder step with the
+// direct grouped step on the allowed nodes, with and without RIE.
+func TestPolicyFoldedMatchesDirect(t *testing.T) {
+	for _, rie := range []bool{false, true} {
+		cfg := smallConfig(lazymask.TSPTW.String(), rie)
+		m := newTestModel(t, cfg, 31)
+		folded, direct := m.Policy(), m.Policy()
+		direct.direct = true
+		rng := rand.New(rand.NewPCG(7, uint64(len(cfg.Problem))))
+		for _, sz := range []struct{ b, n, r int }{{4, 11, 37}, {1, 9, 2}, {6, 16, 70}} {
+			insts := make([]*lazymask.Instance, sz.b)
+			for i := range insts {
+				insts[i] = randomInstance(rng, lazymask.TSPTW, sz.n)
+			}
+			for _, p := range []*Policy{folded, direct} {
+				if err := p.Begin(insts); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !folded.folded || direct.folded {
+				t.Fatalf("N=%d: folded policy uses the folded step %v, direct policy %v", sz.n, folded.folded, direct.folded)
+			}
+			sb := randomStepBatch(rng, sz.r, sz.b, sz.n)
+			got, want := make([]float32, sz.r*sz.n), make([]float32, sz.r*sz.n)
+			if err := folded.Scores(sb, got); err != nil {
+				t.Fatal(err)
+			}
+			if err := direct.Scores(sb, want); err != nil {
+				t.Fatal(err)
+			}
+			for i, ok := range sb.Mask {
+				if !ok {
+					got[i], want[i] = 0, 0
+				}
+			}
+			maxAbsDiff(t, "folded scores", got, want, 1e-5)
+		}
+		folded.Close()
+		direct.Close()
+	}
+	if foldedFits(features.DefaultConfig(lazymask.TSPTW), 101) || !foldedFits(features.DefaultConfig(lazymask.TSPTW), 51) {
+		t.Fatal("foldedFits: want the folded step at N=51 and the direct one at N=101 for d=128, 8 heads")
+	}
+}
