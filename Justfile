@@ -38,6 +38,7 @@ test: setup deps-check
     go vet ./...
     go test -count=1 -timeout 40m ./...
     go test -count=1 -tags parity ./models ./internal/paritytest
+    go build -tags xla -o /dev/null ./cmd/lmask-train
 
 # Quick tests (skips the slow ones).
 test-short:

@@ -11,9 +11,11 @@ require (
 	github.com/andybalholm/brotli v1.1.1 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/gofrs/flock v0.13.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/gomlx/compute v0.1.0 // indirect
 	github.com/gomlx/compute-onnx v0.0.0-20260727144917-270d819490b5 // indirect
+	github.com/gomlx/go-xla v0.4.0 // indirect
 	github.com/gomlx/gomlx v0.28.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/compress v1.17.9 // indirect
