@@ -11,6 +11,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/internal/testenv"
 	"github.com/lmask/lmask/lazymask"
 )
 
@@ -36,33 +37,9 @@ type Floor struct {
 	MaxGap            float64 `json:"max_gap"`             // fraction
 }
 
-func repoRoot(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-}
-
-func sharedDir(root string) string {
-	if d := os.Getenv("LMASK_SHARED"); d != "" {
-		return d
-	}
-	return filepath.Join(root, "..", "shared")
-}
-
 // shippedModels lists models/pretrained/* that carry a regression.json.
 func shippedModels(t *testing.T) (root string, dirs []string, regs []Regression) {
-	root = repoRoot(t)
+	root = testenv.RepoRoot(t)
 	matches, _ := filepath.Glob(filepath.Join(root, "models", "pretrained", "*", "regression.json"))
 	for _, m := range matches {
 		b, err := os.ReadFile(m)
@@ -161,11 +138,8 @@ func TestShippedModels_PaperFloor(t *testing.T) {
 	if err := engine.Available(); err != nil {
 		t.Skipf("onnxruntime not available (%v): set ONNXRUNTIME_SHARED_LIBRARY_PATH or run scripts/setup.sh", err)
 	}
-	root, dirs, regs := shippedModels(t)
-	paper := filepath.Join(sharedDir(root), "datasets", "lmask-paper")
-	if _, err := os.Stat(paper); err != nil {
-		t.Skipf("paper test sets not found at %s (set LMASK_SHARED): floor checks skipped", paper)
-	}
+	_, dirs, regs := shippedModels(t)
+	paper := testenv.SharedFile(t, "datasets", "lmask-paper")
 	for i, dir := range dirs {
 		r := regs[i]
 		if r.Floor == nil {

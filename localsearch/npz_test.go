@@ -4,10 +4,9 @@ import (
 	"archive/zip"
 	"encoding/binary"
 	"fmt"
+	"github.com/lmask/lmask/internal/testenv"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -134,27 +133,8 @@ func readNPY(r io.Reader) (npyArray, error) {
 	return a, nil
 }
 
-// sharedDir finds the shared data folder (LMASK_SHARED, else ../shared
-// beside the module root) or skips tb.
+// sharedDir finds the shared data folder or skips tb.
 func sharedDir(tb testing.TB) string {
-	if d := os.Getenv("LMASK_SHARED"); d != "" {
-		return d
-	}
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			d := filepath.Join(dir, "..", "shared")
-			if _, err := os.Stat(filepath.Join(d, "datasets", "lmask-paper")); err == nil {
-				return d
-			}
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			break
-		}
-		dir = up
-	}
-	tb.Skip("shared data not found: set LMASK_SHARED or place it at ../shared beside the module root")
-	return ""
+	tb.Helper()
+	return testenv.SharedFile(tb, "datasets", "lmask-paper") + "/../.."
 }

@@ -3,6 +3,7 @@ package onnx_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/lmask/lmask/internal/testenv"
 	"math"
 	"os"
 	"os/exec"
@@ -301,21 +302,5 @@ func unnull(v []*float32) []float32 {
 	return out
 }
 
-// repoRoot walks up from the working directory to the directory of go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-}
+// repoRoot returns the module root.
+func repoRoot(t *testing.T) string { t.Helper(); return testenv.RepoRoot(t) }
