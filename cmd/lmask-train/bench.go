@@ -23,7 +23,7 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.IntFlag{Name: "batch", Value: 16},
 			&cli.IntFlag{Name: "samples", Value: 50},
 			&cli.IntFlag{Name: "budget", Value: 15},
-			&cli.IntFlag{Name: "steps", Value: 3, Usage: "timed iterations after one warm-up"},
+			&cli.IntFlag{Name: "steps", Value: 3, Usage: "timed iterations after two warm-up iterations"},
 			&cli.StringFlag{Name: "backends", Value: "onnx,go"},
 			&cli.IntFlag{Name: "layers", Value: 6},
 			&cli.IntFlag{Name: "d-model", Value: 128},
