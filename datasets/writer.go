@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"github.com/lmask/lmask/internal/atomicfile"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -22,7 +23,7 @@ type WriterOptions struct {
 // rowWriter streams rows of type T into an atomically created Parquet file.
 type rowWriter[T any] struct {
 	path    string
-	file    *atomicFile
+	file    *atomicfile.File
 	pw      *parquet.GenericWriter[T]
 	buf     []T
 	group   int
@@ -32,7 +33,7 @@ type rowWriter[T any] struct {
 }
 
 func newRowWriter[T any](path string, meta Metadata, opt WriterOptions) (*rowWriter[T], error) {
-	f, err := createAtomic(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -98,15 +99,15 @@ func (w *rowWriter[T]) close() error {
 	w.closed = true
 	w.pw.SetKeyValueMetadata(KeyCount, fmt.Sprint(w.rows))
 	if err := w.pw.Close(); err != nil {
-		w.file.abort()
+		w.file.Abort()
 		return fmt.Errorf("write %s: %w", w.path, err)
 	}
-	return w.file.commit()
+	return w.file.Commit()
 }
 
 func (w *rowWriter[T]) abort() {
 	w.closed = true
-	w.file.abort()
+	w.file.Abort()
 }
 
 // InstanceWriter streams instances into a Parquet file, one row group per

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lmask/lmask/internal/atomicfile"
 	"hash/crc32"
 	"io/fs"
 	"os"
@@ -117,7 +118,7 @@ func SaveCheckpoint(dir string, st State, store *model.Store) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	return features.WriteFileAtomic(filepath.Join(dir, CheckpointFile), out.Bytes())
+	return atomicfile.WriteFile(filepath.Join(dir, CheckpointFile), out.Bytes())
 }
 
 // Checkpoint is a checkpoint read back from disk.

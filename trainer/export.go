@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/lmask/lmask/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -82,7 +83,7 @@ func exportModel(m *models.Model, st State, dir string) error {
 	if err := m.Export(dir); err != nil {
 		return fmt.Errorf("export %s: %w", dir, err)
 	}
-	if err := features.WriteFileAtomic(filepath.Join(dir, ModelCardFile), ModelCard(st)); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, ModelCardFile), ModelCard(st)); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return nil

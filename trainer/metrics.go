@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lmask/lmask/internal/atomicfile"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
-
-	"github.com/lmask/lmask/models/features"
 )
 
 // MetricsFile is the JSON-lines metrics log inside a run directory.
@@ -122,7 +121,7 @@ func (l *MetricsLog) rewrite() error {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return fmt.Errorf("metrics log: %w", err)
 	}
-	return features.WriteFileAtomic(l.path, b.Bytes())
+	return atomicfile.WriteFile(l.path, b.Bytes())
 }
 
 // Append adds a record to memory and to the end of the file.

@@ -3,6 +3,7 @@ package trainer
 import (
 	"bytes"
 	"fmt"
+	"github.com/lmask/lmask/internal/atomicfile"
 	"image/color"
 	"path/filepath"
 
@@ -11,8 +12,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/lmask/lmask/models/features"
 )
 
 // CurveFile is the training-curve picture inside a run directory.
@@ -140,5 +139,5 @@ func WriteCurve(dir string, recs []Record) error {
 	if err != nil {
 		return err
 	}
-	return features.WriteFileAtomic(filepath.Join(dir, CurveFile), svg)
+	return atomicfile.WriteFile(filepath.Join(dir, CurveFile), svg)
 }

@@ -3,13 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/lmask/lmask/internal/atomicfile"
 	"io"
 	"math"
 	"time"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
-	"github.com/lmask/lmask/models/features"
 )
 
 // Metrics are the paper's evaluation numbers. Rates and the gap are
@@ -143,7 +143,7 @@ func writeJSON(path string, m Metrics) error {
 	if err != nil {
 		return fmt.Errorf("encode metrics: %w", err)
 	}
-	return features.WriteFileAtomic(path, append(b, '\n'))
+	return atomicfile.WriteFile(path, append(b, '\n'))
 }
 
 // readReference returns the best finite reference cost (normalised units)

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/lmask/lmask/internal/atomicfile"
 	"image/color"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -211,34 +210,5 @@ func WriteTourSVG(path string, inst *lazymask.Instance, tour []int, title string
 	if err := TourSVG(&b, inst, tour, title); err != nil {
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if base == "" {
-		return fmt.Errorf("write %q: empty file name", path)
-	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(b.Bytes())
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, b.Bytes())
 }

@@ -3,6 +3,7 @@ package onnx
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/lmask/lmask/internal/atomicfile"
 	"math"
 	"sort"
 
@@ -241,7 +242,7 @@ func WriteFile(path string, m *ModelProto) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return features.WriteFileAtomic(path, b)
+	return atomicfile.WriteFile(path, b)
 }
 
 func size(dims []int) int {

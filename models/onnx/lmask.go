@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"github.com/lmask/lmask/internal/atomicfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -114,10 +115,10 @@ func ExportDir(dir string, cfg features.Config, w features.Weights) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("export model: %w", err)
 	}
-	if err := features.WriteFileAtomic(filepath.Join(dir, features.EncoderFile), enc); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, features.EncoderFile), enc); err != nil {
 		return err
 	}
-	if err := features.WriteFileAtomic(filepath.Join(dir, features.DecoderFile), dec); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, features.DecoderFile), dec); err != nil {
 		return err
 	}
 	return features.WriteConfig(dir, cfg)

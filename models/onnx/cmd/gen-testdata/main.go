@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/lmask/lmask/internal/atomicfile"
 	"os"
 	"path/filepath"
 
@@ -48,7 +49,7 @@ func generate(out string) error {
 		if err := onnx.ExportDir(dir, m.Cfg, features.RandomWeights(m.Cfg, m.Seed)); err != nil {
 			return fmt.Errorf("%s: %w", dir, err)
 		}
-		if err := features.WriteFileAtomic(filepath.Join(dir, "MODEL_CARD.md"), []byte(modelCard(m))); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, "MODEL_CARD.md"), []byte(modelCard(m))); err != nil {
 			return err
 		}
 	}
