@@ -68,11 +68,27 @@ type Config struct {
 	// and on interrupt).
 	CheckpointEvery int `json:"checkpoint_every"`
 
+	// Warm is set when the run started from another run's trained weights
+	// (Options.InitFrom); it records where they came from.
+	Warm *WarmStart `json:"warm_start,omitempty"`
+
 	// Backend names the GoMLX backend: "onnx", "go" or "xla:PATH".
 	Backend string `json:"backend"`
 	// Seed seeds the initial weights, the instance generator and the
 	// rollouts.
 	Seed uint64 `json:"seed"`
+}
+
+// WarmStart describes the checkpoint whose weights started a run: its
+// path, problem, step and the instances and wall time it had used.
+type WarmStart struct {
+	Checkpoint    string  `json:"checkpoint"`
+	Problem       string  `json:"problem"`
+	Size          int     `json:"size"`
+	Hardness      string  `json:"hardness"`
+	Step          int     `json:"step"`
+	InstancesSeen int64   `json:"instances_seen"`
+	WallSeconds   float64 `json:"wall_seconds"`
 }
 
 // DefaultConfig returns the reference settings (lmask-reference §7) for a

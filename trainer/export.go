@@ -107,6 +107,11 @@ func ModelCard(st State) []byte {
 	row("steps", fmt.Sprintf("%d of %d", st.Step, c.Steps))
 	row("batch × samples", fmt.Sprintf("%d instances × %d samples", c.Batch, c.Samples))
 	row("instances seen", st.InstancesSeen)
+	if w := c.Warm; w != nil {
+		row("warm start", fmt.Sprintf("weights of %s (%s-%d %s, step %d, %d instances, %s); instances seen and wall time include it",
+			filepath.Base(filepath.Dir(w.Checkpoint)), strings.ToUpper(w.Problem), w.Size, w.Hardness, w.Step, w.InstancesSeen,
+			time.Duration(w.WallSeconds*float64(time.Second)).Round(time.Second)))
+	}
 	row("rollouts", fmt.Sprintf("look-ahead %s, budget R = %d, train semantics", c.Lookahead, c.Budget))
 	row("optimiser", fmt.Sprintf("AdamW lr %g (×0.1 at steps %v), weight decay %g, gradient-norm clip %g",
 		c.LR, c.Milestones, c.WeightDecay, c.Clip))

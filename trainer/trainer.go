@@ -32,6 +32,11 @@ type Options struct {
 	Resume  bool
 	Steps   int
 	Backend string
+	// InitFrom (fresh runs only) names a checkpoint whose model weights
+	// start the run; its optimiser state, step, schedule and RNG are not
+	// taken over. The model sizes must match. The run's instance and wall
+	// counters start from the checkpoint's, so cards report the total.
+	InitFrom string
 	// ValRef is an optional Parquet solutions file with reference costs of
 	// the validation set (for the gap).
 	ValRef string
@@ -102,6 +107,23 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 			cfg.Backend = opt.Backend
 		}
 	}
+	var warm *Checkpoint
+	if opt.InitFrom != "" {
+		if opt.Resume {
+			return nil, errors.New("trainer: InitFrom applies to fresh runs, not to a resumed one")
+		}
+		var err error
+		if warm, err = ReadCheckpoint(opt.InitFrom); err != nil {
+			return nil, fmt.Errorf("init-from: %w", err)
+		}
+		a, b := warm.Config.Model, cfg.Model
+		a.TrainSize, a.Hardness = b.TrainSize, b.Hardness // architecture only
+		if a != b {
+			return nil, fmt.Errorf("init-from %s: model sizes %+v differ from this run's %+v", warm.Path, warm.Config.Model, cfg.Model)
+		}
+		cfg.Warm = &WarmStart{Checkpoint: warm.Path, Problem: warm.Config.Problem, Size: warm.Config.Size,
+			Hardness: warm.Config.Hardness, Step: warm.Step, InstancesSeen: warm.InstancesSeen, WallSeconds: warm.WallSeconds}
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -130,6 +152,17 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		t.done, t.seen, t.wall, t.lastVal = ck.Step, ck.InstancesSeen, ck.WallSeconds, ck.LastVal
 		keep = ck.Step
 		fmt.Fprintf(opt.Log, "resumed %s at step %d of %d\n", ck.Path, ck.Step, cfg.Steps)
+	}
+	if warm != nil {
+		w, err := warm.Weights(cfg.Model.Specs())
+		if err != nil {
+			return nil, fmt.Errorf("init-from: %w", err)
+		}
+		if err := m.SetWeights(w); err != nil {
+			return nil, fmt.Errorf("init-from %s: %w", warm.Path, err)
+		}
+		t.seen, t.wall = warm.InstancesSeen, warm.WallSeconds
+		fmt.Fprintf(opt.Log, "weights from %s (step %d, %d instances)\n", warm.Path, warm.Step, warm.InstancesSeen)
 	}
 	t.rng = rand.New(t.pcg)
 	if t.log, err = OpenMetricsLog(opt.Dir, keep); err != nil {

@@ -317,3 +317,64 @@ func TestExport_ConfigAndCard(t *testing.T) {
 		}
 	}
 }
+
+func TestTrain_InitFromTakesWeightsOnly(t *testing.T) {
+	src := tinyConfig(t, 4)
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a, err := New(src, Options{Dir: dirA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wa := weightsOf(t, a)
+
+	// Another hardness and seed, same architecture: weights come over,
+	// nothing else does.
+	cfg := tinyConfig(t, 6)
+	cfg.Hardness, cfg.Seed = "medium", 11
+	b, err := New(cfg, Options{Dir: dirB, InitFrom: dirA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Step() != 0 {
+		t.Fatalf("warm run starts at step %d, want 0", b.Step())
+	}
+	wb := weightsOf(t, b)
+	for name, ta := range wa {
+		for i := range ta.Data {
+			if ta.Data[i] != wb[name].Data[i] {
+				t.Fatalf("%s[%d]: checkpoint %v, warm start %v", name, i, ta.Data[i], wb[name].Data[i])
+			}
+		}
+	}
+	w := b.Config().Warm
+	if w == nil || w.Step != 4 || w.Hardness != "easy" || w.InstancesSeen != int64(4*src.Batch) {
+		t.Fatalf("warm-start record %+v", w)
+	}
+	sum, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.InstancesSeen != int64(10*src.Batch) {
+		t.Errorf("instances seen %d, want %d (4 inherited + 6 new steps of %d)", sum.InstancesSeen, 10*src.Batch, src.Batch)
+	}
+	// The learning-rate schedule is the new run's own.
+	if r := b.Metrics().Records(); r[0].LR != cfg.LR {
+		t.Errorf("first lr %g, want %g", r[0].LR, cfg.LR)
+	}
+	if card := string(ModelCard(State{Config: b.Config(), Step: sum.Step, InstancesSeen: sum.InstancesSeen})); !strings.Contains(card, "warm start") {
+		t.Errorf("model card does not mention the warm start:\n%s", card)
+	}
+
+	// Other sizes are refused, and so is combining with resume.
+	bad := tinyConfig(t, 2)
+	bad.Model.DModel = 32
+	if _, err := New(bad, Options{Dir: t.TempDir(), InitFrom: dirA}); err == nil || !strings.Contains(err.Error(), "model sizes") {
+		t.Errorf("mismatched sizes: err %v", err)
+	}
+	if _, err := New(cfg, Options{Dir: dirB, Resume: true, InitFrom: dirA}); err == nil {
+		t.Error("resume with init-from accepted")
+	}
+}

@@ -61,6 +61,8 @@ func trainFlags() []cli.Flag {
 		&cli.IntFlag{Name: "val-budget", Usage: "test-semantics budget of validation (default: the paper's R)"},
 		&cli.IntFlag{Name: "val-limit", Value: 256, Usage: "validation instances used (0: all)"},
 		&cli.IntFlag{Name: "checkpoint-every", Value: 100, Usage: "checkpoint every N steps (0: end and interrupt only)"},
+		&cli.StringFlag{Name: "init-from", Usage: "start a fresh run from this checkpoint's weights (file or run directory; same model sizes; new optimiser and schedule)"},
+		&cli.DurationFlag{Name: "time-limit", Usage: "stop this session after this wall time (e.g. 2h30m) with a checkpoint, as an interrupt would"},
 		&cli.BoolFlag{Name: "resume", Usage: "continue the run stored in --out (its configuration is kept; --steps and --backend may change)"},
 		&cli.StringFlag{Name: "backend", Value: "onnx", Usage: "onnx (ONNX Runtime CPU), go (pure Go) or xla:/path/pjrt_plugin.so (xla builds)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1234, Usage: "seed of weights, instances and rollouts"},

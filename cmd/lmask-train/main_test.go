@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,6 +62,26 @@ func TestRun_TrainResumeExport(t *testing.T) {
 	if !strings.Contains(string(card), "TSPDL-8 hard") || !strings.Contains(string(card), "| steps | 6 of 6 |") ||
 		!strings.Contains(string(card), "solution infeasibility") {
 		t.Errorf("model card:\n%s", card)
+	}
+
+	// A warm start from that run, stopped at once by --time-limit: the
+	// checkpoint holds step 0 and records where its weights came from.
+	warm := filepath.Join(dir, "warm")
+	stdout.Reset()
+	args := append(slices.Clone(base), "--out", warm, "--init-from", out, "--steps", "5", "--time-limit", "1ns")
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("init-from: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "interrupted") {
+		t.Errorf("time-limited run did not report an interruption: %s", stdout.String())
+	}
+	wk, err := trainer.ReadCheckpoint(warm)
+	if err != nil || wk.Step != 0 || wk.Config.Warm == nil || wk.Config.Warm.Step != 6 || wk.InstancesSeen != ck.InstancesSeen {
+		t.Fatalf("warm checkpoint %+v %v", wk, err)
+	}
+	neg := append(slices.Clone(base), "--out", filepath.Join(dir, "neg"), "--time-limit", "-1s")
+	if err := run(context.Background(), neg, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "time-limit") {
+		t.Errorf("negative --time-limit: %v", err)
 	}
 }
 

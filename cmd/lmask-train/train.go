@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -26,11 +27,14 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 	if c.Args().Len() > 0 {
 		return fmt.Errorf("unexpected argument %q (see --help)", c.Args().First())
 	}
+	if d := c.Duration("time-limit"); d < 0 {
+		return fmt.Errorf("--time-limit %s: must not be negative", d)
+	}
 	out := c.String("out")
 	if out == "" {
 		return fmt.Errorf("--out is required (the run directory)")
 	}
-	opt := trainer.Options{Dir: out, Resume: c.Bool("resume"), ValRef: c.String("val-ref"), Log: stderr}
+	opt := trainer.Options{Dir: out, Resume: c.Bool("resume"), InitFrom: c.String("init-from"), ValRef: c.String("val-ref"), Log: stderr}
 	var cfg trainer.Config
 	if opt.Resume {
 		if c.IsSet("steps") {
@@ -56,7 +60,13 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 	bar := newProgress(stderr, tr.Step(), cfg.Steps)
 	tr.SetOnStep(bar.update)
 	start := time.Now()
-	sum, err := tr.Run(c.Context)
+	ctx := c.Context
+	if d := c.Duration("time-limit"); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	sum, err := tr.Run(ctx)
 	bar.finish()
 	if err != nil {
 		return err
