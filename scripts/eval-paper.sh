@@ -3,7 +3,8 @@
 # the paper's protocol: greedy ×8 augmentation, TSL, budgets 100/100/200 (TSPTW
 # easy/medium/hard) and 150 (TSPDL). Prints a markdown table.
 #   scripts/eval-paper.sh [LIMIT] [EXTRA lmask-infer FLAGS...]
-# LIMIT = instances per set (default 10000); LMASK_EVAL_SETS=tsptw50-hard,... picks sets. Imported Parquet copies of the
+# LIMIT = instances per set (default 10000); LMASK_EVAL_SETS=tsptw50-hard,... picks sets; LMASK_MODELS=DIR
+# evaluates DIR/<set> instead of models/pretrained/<set>. Imported Parquet copies of the
 # paper's files are cached under out/paper (never committed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,7 @@ echo "| set | model | instances | sol. infeasible | inst. infeasible | obj | gap
 echo "|---|---|---|---|---|---|---|---|"
 for s in $sets; do
   IFS=: read -r p h ref budget <<<"$s"
-  model=models/pretrained/${p}50-$h
+  model=${LMASK_MODELS:-models/pretrained}/${p}50-$h
   [ -d "$model" ] || continue
   if [ -n "${LMASK_EVAL_SETS:-}" ] && [[ ",$LMASK_EVAL_SETS," != *",${p}50-$h,"* ]]; then continue; fi
   inst=out/paper/${p}50-$h.parquet; refs=out/paper/${ref}_50_$h.parquet

@@ -54,6 +54,13 @@ type Config struct {
 	PenaltyEvery  int     `json:"penalty_every"`
 	NodePenalty   float64 `json:"node_penalty"`
 
+	// Guide is β, the weight of a local-search imitation term (0: plain
+	// REINFORCE): each iteration, every instance's best sample is improved
+	// by local search with GuideKicks perturbations, and β times the
+	// improved tour's log-likelihood under the policy joins the objective.
+	Guide      float64 `json:"guide,omitempty"`
+	GuideKicks int     `json:"guide_kicks,omitempty"`
+
 	// ValFile is a Parquet instances file for validation (empty: none);
 	// ValEvery the validation period in steps; ValBudget the test-semantics
 	// budget of the validation decode; ValLimit caps the instances used
@@ -117,6 +124,15 @@ func DefaultConfig(problem string, size int, hardness string) Config {
 	}
 	c.Milestones = DefaultMilestones(c.Steps)
 	return c
+}
+
+// replaySamples is the number of trajectories per instance in the replay:
+// the samples, plus the guide tour when guidance is on.
+func (c *Config) replaySamples() int {
+	if c.Guide > 0 {
+		return c.Samples + 1
+	}
+	return c.Samples
 }
 
 // DefaultMilestones returns the reference schedule's milestones (epochs
@@ -201,6 +217,10 @@ func (c *Config) Validate() error {
 		return bad("penalty_every", c.PenaltyEvery, "must be ≥ 1")
 	case c.NodePenalty < 0 || math.IsNaN(c.NodePenalty):
 		return bad("node_penalty", c.NodePenalty, "must be ≥ 0")
+	case c.Guide < 0 || math.IsNaN(c.Guide) || math.IsInf(c.Guide, 0):
+		return bad("guide", c.Guide, "must be ≥ 0 and finite (0: no local-search guidance)")
+	case c.GuideKicks < 0:
+		return bad("guide_kicks", c.GuideKicks, "must be ≥ 0")
 	case c.ValEvery < 0:
 		return bad("val_every", c.ValEvery, "must be ≥ 0")
 	case c.ValBudget < lazymask.Unlimited:

@@ -117,6 +117,9 @@ func ModelCard(st State) []byte {
 		c.LR, c.Milestones, c.WeightDecay, c.Clip))
 	row("penalty", penaltyText(c))
 	row("entropy λ", c.Entropy)
+	if c.Guide > 0 {
+		row("local-search guidance", fmt.Sprintf("β = %g: each instance's best sample improved by local search (%d kicks); β × its log-likelihood joins the objective", c.Guide, c.GuideKicks))
+	}
 	row("wall time", (time.Duration(st.WallSeconds * float64(time.Second))).Round(time.Second).String())
 	row("hardware", st.Hardware)
 	b.WriteString("\n## Validation\n\n")

@@ -37,6 +37,11 @@ type Record struct {
 	Entropy    float64 `json:"entropy,omitempty"`
 	GradNorm   float64 `json:"grad_norm,omitempty"`
 	Backtracks float64 `json:"backtracks,omitempty"`
+	// Local-search guidance: mean guide-tour length, mean relative gain
+	// over the best sample, share of instances with a guide tour.
+	GuideCost  float64 `json:"guide_cost,omitempty"`
+	GuideGain  float64 `json:"guide_gain,omitempty"`
+	GuideShare float64 `json:"guide_share,omitempty"`
 	LR         float64 `json:"lr,omitempty"`
 	Rho        float64 `json:"rho,omitempty"`
 	RolloutSec float64 `json:"rollout_s,omitempty"`

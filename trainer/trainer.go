@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/lmask/lmask/datasets"
@@ -139,7 +140,7 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		return nil, err
 	}
 	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: lazymask.NewDecoder(),
-		rb: NewReplayBatch(cfg.Batch, cfg.Samples, cfg.Size)}
+		rb: NewReplayBatch(cfg.Batch, cfg.replaySamples(), cfg.Size)}
 	t.pcg = rand.NewPCG(cfg.Seed, rngStream)
 	keep := -1
 	if ck != nil {
@@ -318,6 +319,15 @@ func (t *Trainer) TrainStep() (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
 	}
+	var gs GuideStats
+	if cfg.Guide > 0 {
+		adv := slices.Clone(t.rb.Advantage[:len(trajs)])
+		var guides [][]lazymask.StepRecord
+		if guides, gs, err = guideTours(insts, trajs, cfg.Samples, cfg, rollSeed); err != nil {
+			return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
+		}
+		trajs = withGuides(trajs, guides, cfg.Samples, cfg.Guide, adv, t.rb.Advantage)
+	}
 	if err := t.rb.Fill(insts, trajs); err != nil {
 		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
 	}
@@ -337,9 +347,19 @@ func (t *Trainer) TrainStep() (Record, error) {
 	return Record{
 		Kind: KindTrain, Step: t.done, Loss: res.Loss, Reward: st.Reward, PenCost: st.PenCost, Length: st.Length,
 		Infeasible: st.Infeasible, Entropy: res.Entropy, GradNorm: res.GradNorm, Backtracks: st.Backtracks,
+		GuideCost: gs.Cost, GuideGain: gs.Gain, GuideShare: guideShare(gs, cfg),
 		LR: lr, Rho: rho, RolloutSec: rollout.Seconds(), ReplaySec: (total - rollout).Seconds(),
 		InstPerSec: float64(cfg.Batch) / total.Seconds(),
 	}, nil
+}
+
+// guideShare is the share of instances with a guide tour (0 without
+// guidance).
+func guideShare(gs GuideStats, cfg *Config) float64 {
+	if cfg.Guide == 0 {
+		return 0
+	}
+	return float64(gs.Found) / float64(cfg.Batch)
 }
 
 // Checkpoint writes the run's state to opt.Dir atomically.

@@ -1,0 +1,158 @@
+package trainer
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+)
+
+func TestBestSample(t *testing.T) {
+	trs := []lazymask.Trajectory{
+		{Feasible: false, Cost: 1, Violation: 0.5},
+		{Feasible: true, Cost: 9},
+		{Feasible: false, Cost: 2, Violation: 0.1},
+		{Feasible: true, Cost: 7},
+		{Feasible: true, Cost: 8},
+	}
+	if b := bestSample(trs); b != &trs[3] {
+		t.Errorf("best of mixed samples: %+v", *b)
+	}
+	if b := bestSample(trs[:1:1]); b != &trs[0] {
+		t.Errorf("single sample: %+v", *b)
+	}
+	if b := bestSample([]lazymask.Trajectory{trs[0], trs[2]}); b.Violation != 0.1 {
+		t.Errorf("all infeasible: %+v", *b)
+	}
+}
+
+func TestGuideTours_ImproveAndReplay(t *testing.T) {
+	gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: lazymask.TSPTW, N: 12, Hardness: "easy", Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts := make([]*lazymask.Instance, 4)
+	for i := range insts {
+		insts[i], _ = gen.Next()
+	}
+	const samples = 3
+	cfg := DefaultConfig("tsptw", 12, "easy")
+	cfg.GuideKicks = 5
+	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, samples, lazymask.Config{Budget: cfg.Budget, Semantics: lazymask.Train, Seed: 5, Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guides, st, err := guideTours(insts, trajs, samples, &cfg, 77)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := guideTours(insts, trajs, samples, &cfg, 77)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b, g := range guides {
+		best := bestSample(trajs[b*samples : (b+1)*samples])
+		if g == nil {
+			if best.Feasible {
+				t.Fatalf("instance %d: feasible best sample but no guide", b)
+			}
+			continue
+		}
+		tour := []int{0}
+		for k, s := range g {
+			if !s.Mask[s.Chosen] || s.Current != tour[k] {
+				t.Fatalf("instance %d step %d: %+v does not replay", b, k, s)
+			}
+			tour = append(tour, s.Chosen)
+			if again[b][k].Chosen != s.Chosen {
+				t.Fatalf("instance %d: guide tours differ between identical calls", b)
+			}
+		}
+		res, err := lazymask.Check(insts[b], tour)
+		if err != nil || !res.Feasible {
+			t.Fatalf("instance %d: guide tour %v infeasible: %v", b, tour, err)
+		}
+		if best.Feasible && res.Cost > best.Cost+1e-9 {
+			t.Errorf("instance %d: guide %.4f worse than best sample %.4f", b, res.Cost, best.Cost)
+		}
+	}
+	if st.Found == 0 || st.Gain < 0 || !(st.Cost > 0) {
+		t.Errorf("stats %+v", st)
+	}
+
+	// Interleaving: slot P of each instance holds its guide with weight β.
+	adv := make([]float32, len(trajs))
+	for i := range adv {
+		adv[i] = float32(i)
+	}
+	dst := make([]float32, len(insts)*(samples+1))
+	all := withGuides(trajs, guides, samples, 0.5, adv, dst)
+	for b := range insts {
+		for p := 0; p < samples; p++ {
+			i := b*(samples+1) + p
+			if dst[i] != adv[b*samples+p] || all[i].Inst != b {
+				t.Fatalf("sample slot %d: adv %v inst %d", i, dst[i], all[i].Inst)
+			}
+		}
+		g := all[b*(samples+1)+samples]
+		want := float32(0.5)
+		if guides[b] == nil {
+			want = 0
+		}
+		if g.Inst != b || dst[b*(samples+1)+samples] != want || len(g.Steps) != len(guides[b]) {
+			t.Fatalf("guide slot of instance %d: %+v adv %v", b, g, dst[b*(samples+1)+samples])
+		}
+	}
+}
+
+func TestTrain_GuidedRunResumesExactly(t *testing.T) {
+	const steps = 6
+	cfg := tinyConfig(t, steps)
+	cfg.Guide, cfg.GuideKicks = 1, 3
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a, err := New(cfg, Options{Dir: dirA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range a.Metrics().Records() {
+		if r.Kind != KindTrain {
+			continue
+		}
+		if !(r.GuideShare > 0.5) || r.GuideGain < 0 || !(r.GuideCost > 0) || r.GuideCost > r.Length+1e-9 {
+			t.Errorf("step %d: guide share %v gain %v cost %v (mean sample length %v)", r.Step, r.GuideShare, r.GuideGain, r.GuideCost, r.Length)
+		}
+		if math.IsNaN(r.Loss) {
+			t.Fatalf("step %d: loss NaN", r.Step)
+		}
+	}
+	b, err := New(cfg, Options{Dir: dirB, StopAt: steps / 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Config{}, Options{Dir: dirB, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Config().Guide != 1 || c.Config().GuideKicks != 3 {
+		t.Fatalf("resumed config lost the guidance: %+v", c.Config())
+	}
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wa, wc := weightsOf(t, a), weightsOf(t, c)
+	for name, ta := range wa {
+		for i := range ta.Data {
+			if ta.Data[i] != wc[name].Data[i] {
+				t.Fatalf("%s[%d]: straight %v, resumed %v", name, i, ta.Data[i], wc[name].Data[i])
+			}
+		}
+	}
+}
