@@ -2,6 +2,8 @@ package models
 
 import (
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -28,7 +30,19 @@ type Model struct {
 	// foldEncExec and foldStepExec run the encoder with the folded decoder
 	// caches and the folded decoder step (folded.go) for Policy.
 	foldEncExec, foldStepExec *model.Exec
+
+	// graphNanos accumulates the wall time spent inside graph executions
+	// (GraphTime).
+	graphNanos atomic.Int64
 }
+
+// GraphTime returns the wall time spent inside the model's graph
+// executions (encoder, decoder steps, replay) since the model was created
+// or since the last ResetGraphTime: the backend's own share of the work.
+func (m *Model) GraphTime() time.Duration { return time.Duration(m.graphNanos.Load()) }
+
+// ResetGraphTime sets GraphTime back to zero.
+func (m *Model) ResetGraphTime() { m.graphNanos.Store(0) }
 
 // New creates a model of config cfg on the backend named by backendSpec
 // (see NewBackend) with weights features.RandomWeights(cfg, seed).
@@ -146,8 +160,10 @@ func (m *Model) SetWeights(w features.Weights) error {
 
 // callExec runs e and converts a panic raised while building the graph into
 // an error.
-func callExec(e *model.Exec, what string, args ...any) (out []*tensors.Tensor, err error) {
+func (m *Model) callExec(e *model.Exec, what string, args ...any) (out []*tensors.Tensor, err error) {
+	start := time.Now()
 	defer func() {
+		m.graphNanos.Add(int64(time.Since(start)))
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%s: %v", what, r)
 		}
@@ -194,7 +210,7 @@ func (m *Model) encodeTensor(nodeFeat *tensors.Tensor, folded bool) (*Encoded, e
 	if folded {
 		exec = m.foldEncExec
 	}
-	out, err := callExec(exec, "encoder", nodeFeat)
+	out, err := m.callExec(exec, "encoder", nodeFeat)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +263,7 @@ func (m *Model) decodeTensors(enc *Encoded, in decodeInputs) (*tensors.Tensor, e
 	if enc.out == nil {
 		return nil, fmt.Errorf("decode step: encoder outputs were released")
 	}
-	out, err := callExec(m.decExec, "decoder", enc.out[0], enc.out[1], enc.out[2], enc.out[3], in.rowInst, in.current, in.stepFeat, in.mask)
+	out, err := m.callExec(m.decExec, "decoder", enc.out[0], enc.out[1], enc.out[2], enc.out[3], in.rowInst, in.current, in.stepFeat, in.mask)
 	if err != nil {
 		return nil, err
 	}

@@ -260,9 +260,9 @@ func (p *Policy) scoreChunk(b *lazymask.StepBatch, lo, hi int, out []float32) er
 	var res []*tensors.Tensor
 	var err error
 	if p.folded {
-		res, err = callExec(p.m.foldStepExec, "policy decoder", e[0], e[1], e[2], in.current, in.stepFeat, in.bias)
+		res, err = p.m.callExec(p.m.foldStepExec, "policy decoder", e[0], e[1], e[2], in.current, in.stepFeat, in.bias)
 	} else {
-		res, err = callExec(p.m.groupedExec, "policy decoder", e[0], e[1], e[2], e[3], in.current, in.stepFeat, in.mask)
+		res, err = p.m.callExec(p.m.groupedExec, "policy decoder", e[0], e[1], e[2], e[3], in.current, in.stepFeat, in.mask)
 	}
 	if err != nil {
 		return fmt.Errorf("policy scores: %w", err)

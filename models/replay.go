@@ -85,7 +85,7 @@ func (m *Model) Replay(r *ReplayBatch) (loglik, entropy []float32, err error) {
 	if err := r.Validate(); err != nil {
 		return nil, nil, err
 	}
-	out, err := callExec(m.replayExec, "replay", r.Tensors()...)
+	out, err := m.callExec(m.replayExec, "replay", r.Tensors()...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
@@ -154,5 +155,31 @@ func TestTrain_GuidedRunResumesExactly(t *testing.T) {
 				t.Fatalf("%s[%d]: straight %v, resumed %v", name, i, ta.Data[i], wc[name].Data[i])
 			}
 		}
+	}
+}
+
+func TestTrainer_GraphTime(t *testing.T) {
+	tr, err := New(tinyConfig(t, 3), Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.TrainStep(); err != nil { // compiles
+		t.Fatal(err)
+	}
+	tr.ResetGraphTime()
+	if tr.GraphTime() != 0 {
+		t.Fatalf("graph time after reset %v", tr.GraphTime())
+	}
+	start := time.Now()
+	rec, err := tr.TrainStep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := time.Since(start)
+	if g := tr.GraphTime(); g <= 0 || g > wall {
+		t.Errorf("graph time %v outside (0, %v]", g, wall)
+	}
+	if rec.RolloutSec <= 0 || rec.ReplaySec <= 0 {
+		t.Errorf("record timings %+v", rec)
 	}
 }

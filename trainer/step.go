@@ -3,6 +3,7 @@ package trainer
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -30,6 +31,8 @@ type stepGraph struct {
 	exec  *model.Exec
 	store *model.Store
 	lr    float64 // value last written to the learning-rate variable
+	// graph accumulates the wall time inside the step executable.
+	graph time.Duration
 }
 
 // newStepGraph creates the train-step executable for model m with the
@@ -86,7 +89,10 @@ func (s *stepGraph) run(rb *ReplayBatch, lr float64) (res StepResult, err error)
 			err = fmt.Errorf("train step: %v", r)
 		}
 	}()
-	out, err := s.exec.Exec(rb.Tensors()...)
+	in := rb.Tensors()
+	start := time.Now()
+	out, err := s.exec.Exec(in...)
+	s.graph += time.Since(start)
 	if err != nil {
 		return res, fmt.Errorf("train step: %w", err)
 	}

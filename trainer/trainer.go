@@ -189,6 +189,17 @@ func (t *Trainer) Step() int { return t.done }
 // SetOnStep replaces the per-step callback of the options.
 func (t *Trainer) SetOnStep(fn func(rec Record)) { t.opt.OnStep = fn }
 
+// GraphTime is the wall time spent inside graph executions (rollout
+// policy, replay and update) since the trainer was created or since the
+// last ResetGraphTime.
+func (t *Trainer) GraphTime() time.Duration { return t.model.GraphTime() + t.step.graph }
+
+// ResetGraphTime sets GraphTime back to zero.
+func (t *Trainer) ResetGraphTime() {
+	t.model.ResetGraphTime()
+	t.step.graph = 0
+}
+
 // Metrics returns the metrics log.
 func (t *Trainer) Metrics() *MetricsLog { return t.log }
 
