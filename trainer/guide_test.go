@@ -1,7 +1,6 @@
 package trainer
 
 import (
-	"context"
 	"math"
 	"testing"
 	"time"
@@ -112,14 +111,7 @@ func TestTrain_GuidedRunResumesExactly(t *testing.T) {
 	const steps = 6
 	cfg := tinyConfig(t, steps)
 	cfg.Guide, cfg.GuideKicks = 1, 3
-	dirA, dirB := t.TempDir(), t.TempDir()
-	a, err := New(cfg, Options{Dir: dirA})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	a := trainRun(t, cfg, Options{Dir: t.TempDir()})
 	for _, r := range a.Metrics().Records() {
 		if r.Kind != KindTrain {
 			continue
@@ -131,22 +123,9 @@ func TestTrain_GuidedRunResumesExactly(t *testing.T) {
 			t.Fatalf("step %d: loss NaN", r.Step)
 		}
 	}
-	b, err := New(cfg, Options{Dir: dirB, StopAt: steps / 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(Config{}, Options{Dir: dirB, Resume: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := halfThenResumed(t, cfg, t.TempDir())
 	if c.Config().Guide != 1 || c.Config().GuideKicks != 3 {
 		t.Fatalf("resumed config lost the guidance: %+v", c.Config())
-	}
-	if _, err := c.Run(context.Background()); err != nil {
-		t.Fatal(err)
 	}
 	wa, wc := weightsOf(t, a), weightsOf(t, c)
 	for name, ta := range wa {

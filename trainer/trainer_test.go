@@ -125,42 +125,45 @@ func weightsOf(t testing.TB, tr *Trainer) features.Weights {
 	return w
 }
 
-func TestTrain_ResumeEqualsStraightRun(t *testing.T) {
-	const steps = 12
-	cfg := tinyConfig(t, steps)
-	cfg.Milestones = []int{8} // the schedule must continue across the resume
-	dirA, dirB := t.TempDir(), t.TempDir()
+// trainRun creates a trainer with cfg and opt and runs it to its end (or
+// its StopAt).
+func trainRun(t *testing.T, cfg Config, opt Options) *Trainer {
+	t.Helper()
+	tr, err := New(cfg, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
 
-	a, err := New(cfg, Options{Dir: dirA})
+// halfThenResumed runs cfg to half its steps in dir, then finishes it in a
+// fresh trainer that resumes from the checkpoint alone; it returns the
+// resumed trainer.
+func halfThenResumed(t *testing.T, cfg Config, dir string) *Trainer {
+	t.Helper()
+	trainRun(t, cfg, Options{Dir: dir, StopAt: cfg.Steps / 2})
+	c, err := New(Config{}, Options{Dir: dir, Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-
-	b, err := New(cfg, Options{Dir: dirB, StopAt: steps / 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := b.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sum.Interrupted || sum.Step != steps/2 {
-		t.Fatalf("first half: %+v", sum)
-	}
-	// A fresh process: everything comes from the checkpoint.
-	c, err := New(Config{}, Options{Dir: dirB, Resume: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Step() != steps/2 || c.Config().Steps != steps {
+	if c.Step() != cfg.Steps/2 || c.Config().Steps != cfg.Steps {
 		t.Fatalf("resumed at step %d of %d", c.Step(), c.Config().Steps)
 	}
 	if _, err := c.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+func TestTrain_ResumeEqualsStraightRun(t *testing.T) {
+	const steps = 12
+	cfg := tinyConfig(t, steps)
+	cfg.Milestones = []int{8} // the schedule must continue across the resume
+	a := trainRun(t, cfg, Options{Dir: t.TempDir()})
+	c := halfThenResumed(t, cfg, t.TempDir())
 	wa, wc := weightsOf(t, a), weightsOf(t, c)
 	w0 := features.RandomWeights(cfg.Model, cfg.Seed)
 	moved := false
@@ -321,14 +324,7 @@ func TestExport_ConfigAndCard(t *testing.T) {
 func TestTrain_InitFromTakesWeightsOnly(t *testing.T) {
 	src := tinyConfig(t, 4)
 	dirA, dirB := t.TempDir(), t.TempDir()
-	a, err := New(src, Options{Dir: dirA})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	wa := weightsOf(t, a)
+	wa := weightsOf(t, trainRun(t, src, Options{Dir: dirA}))
 
 	// Another hardness and seed, same architecture: weights come over,
 	// nothing else does.
