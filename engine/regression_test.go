@@ -59,6 +59,26 @@ func shippedModels(t *testing.T) (root string, dirs []string, regs []Regression)
 	return root, dirs, regs
 }
 
+// solveShipped solves insts with the model in dir and the decoding
+// settings of its regression record.
+func solveShipped(t *testing.T, dir string, r Regression, insts []*lazymask.Instance) []engine.Solution {
+	t.Helper()
+	e, err := engine.Open(dir, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	opts, err := solveOpts(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Solve(insts, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 func solveOpts(r Regression) (engine.SolveOptions, error) {
 	look, err := lazymask.ParseLookahead(r.Lookahead)
 	if err != nil {
@@ -90,19 +110,7 @@ func TestShippedModels_StoredSolutions(t *testing.T) {
 			if len(stored) != len(ds.Instances) {
 				t.Fatalf("%d stored solutions for %d instances", len(stored), len(ds.Instances))
 			}
-			e, err := engine.Open(dir, engine.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
-			opts, err := solveOpts(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := e.Solve(ds.Instances, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := solveShipped(t, dir, r, ds.Instances)
 			var diffs []string
 			for k, s := range stored {
 				b := got[s.Instance].Best
@@ -156,19 +164,7 @@ func TestShippedModels_PaperFloor(t *testing.T) {
 				t.Fatal(err)
 			}
 			insts := ds.Instances[:f.Limit]
-			e, err := engine.Open(dir, engine.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
-			opts, err := solveOpts(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := e.Solve(insts, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := solveShipped(t, dir, r, insts)
 			var sols []datasets.Solution
 			for k, s := range got {
 				if s.Best.Nodes != nil {

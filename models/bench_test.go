@@ -63,27 +63,38 @@ func BenchmarkPolicyScores(b *testing.B) {
 		b.Run(backend, func(b *testing.B) {
 			m := benchModel(b, backend)
 			rng := rand.New(rand.NewPCG(2, 2))
-			insts := make([]*lazymask.Instance, 16)
-			for i := range insts {
-				insts[i] = randomInstance(rng, lazymask.TSPTW, 51)
-			}
+			insts := benchInstances(rng)
 			pol := m.Policy()
 			defer pol.Close()
-			if err := pol.Begin(insts); err != nil {
-				b.Fatal(err)
-			}
-			sb := randomStepBatch(rng, 3200, 16, 51)
-			out := make([]float32, 3200*51)
-			if err := pol.Scores(sb, out); err != nil {
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if err := pol.Scores(sb, out); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchScores(b, pol, insts, randomStepBatch(rng, 3200, 16, 51))
 		})
+	}
+}
+
+// benchInstances draws the benchmarks' 16 TSPTW instances of 51 nodes.
+func benchInstances(rng *rand.Rand) []*lazymask.Instance {
+	insts := make([]*lazymask.Instance, 16)
+	for i := range insts {
+		insts[i] = randomInstance(rng, lazymask.TSPTW, 51)
+	}
+	return insts
+}
+
+// benchScores encodes insts once, scores sb once untimed (compilation),
+// then times b.N calls of Policy.Scores.
+func benchScores(b *testing.B, pol *Policy, insts []*lazymask.Instance, sb *lazymask.StepBatch) {
+	if err := pol.Begin(insts); err != nil {
+		b.Fatal(err)
+	}
+	out := make([]float32, sb.Rows()*sb.N)
+	if err := pol.Scores(sb, out); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := pol.Scores(sb, out); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -128,30 +139,15 @@ func BenchmarkPolicyScoresTrain(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				rng := rand.New(rand.NewPCG(4, 4))
-				insts := make([]*lazymask.Instance, 16)
-				for i := range insts {
-					insts[i] = randomInstance(rng, lazymask.TSPTW, 51)
-				}
+				insts := benchInstances(rng)
 				pol := m.Policy()
 				pol.direct = direct
 				defer pol.Close()
-				if err := pol.Begin(insts); err != nil {
-					b.Fatal(err)
-				}
 				sb := randomStepBatch(rng, 256, 16, 51)
 				for i := range sb.Inst {
 					sb.Inst[i] = i / 16
 				}
-				out := make([]float32, 256*51)
-				if err := pol.Scores(sb, out); err != nil {
-					b.Fatal(err)
-				}
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if err := pol.Scores(sb, out); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchScores(b, pol, insts, sb)
 			})
 		}
 	}
@@ -164,10 +160,7 @@ func BenchmarkPolicyRollout(b *testing.B) {
 		b.Run(backend, func(b *testing.B) {
 			m := benchModel(b, backend)
 			rng := rand.New(rand.NewPCG(5, 5))
-			insts := make([]*lazymask.Instance, 16)
-			for i := range insts {
-				insts[i] = randomInstance(rng, lazymask.TSPTW, 51)
-			}
+			insts := benchInstances(rng)
 			pol := m.Policy()
 			defer pol.Close()
 			dec := lazymask.NewDecoder()

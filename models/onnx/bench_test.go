@@ -7,30 +7,19 @@ import (
 
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models/features"
-	"github.com/lmask/lmask/models/onnx"
 )
 
 // benchModel exports the reference-sized TSPTW model (d 128, 8 heads,
 // 6 layers, ffn 512, RIE) and loads it in onnxruntime.
-func benchModel(b *testing.B) (*ortModel, features.Config, features.Weights, int, int) {
+func benchModel(b *testing.B) (*ortModel, features.Config) {
 	requireORT(b)
 	cfg := features.DefaultConfig(lazymask.TSPTW)
-	w := features.RandomWeights(cfg, 1)
-	enc, err := onnx.ExportEncoder(cfg, w)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dec, err := onnx.ExportDecoder(cfg, w)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("reference-sized model: encoder.onnx %d bytes, decoder.onnx %d bytes", len(enc), len(dec))
-	return newORTModel(b, cfg, enc, dec), cfg, w, len(enc), len(dec)
+	return newORTModel(b, cfg, features.RandomWeights(cfg, 1)), cfg
 }
 
 // BenchmarkORTEncoder encodes 128 instances of 51 nodes.
 func BenchmarkORTEncoder(b *testing.B) {
-	m, cfg, _, _, _ := benchModel(b)
+	m, cfg := benchModel(b)
 	c := newStepCase(1, 128, 51, 1)
 	x := tensor(b, c.NodeFeat, 128, 51, features.NodeFeatures)
 	outs := make([]ort.Value, 4)
@@ -53,7 +42,7 @@ func BenchmarkORTEncoder(b *testing.B) {
 // BenchmarkORTDecoderStep runs one decoding step of 1024 rows over 128
 // encoded instances of 51 nodes (8 rows per instance).
 func BenchmarkORTDecoderStep(b *testing.B) {
-	m, cfg, _, _, _ := benchModel(b)
+	m, cfg := benchModel(b)
 	const bi, n, r = 128, 51, 1024
 	c := newStepCase(2, bi, n, r)
 	d := int64(cfg.DModel)

@@ -51,8 +51,19 @@ type ortModel struct {
 	d        int
 }
 
-func newORTModel(t testing.TB, cfg features.Config, encData, decData []byte) *ortModel {
+// newORTModel exports cfg's encoder and decoder with weights w and loads
+// both in onnxruntime.
+func newORTModel(t testing.TB, cfg features.Config, w features.Weights) *ortModel {
 	t.Helper()
+	encData, err := onnx.ExportEncoder(cfg, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decData, err := onnx.ExportDecoder(cfg, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("encoder.onnx %d bytes, decoder.onnx %d bytes", len(encData), len(decData))
 	enc, err := ort.NewDynamicAdvancedSessionWithONNXData(encData, []string{features.InNodeFeat}, features.EncoderOutputs, nil)
 	if err != nil {
 		t.Fatalf("load encoder: %v", err)
@@ -127,15 +138,7 @@ func TestORTMatchesReference(t *testing.T) {
 	for vi, v := range variants {
 		cfg := testConfig(v.problem, v.rie)
 		w := testWeights(cfg, uint64(100+vi))
-		encData, err := onnx.ExportEncoder(cfg, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		decData, err := onnx.ExportDecoder(cfg, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := newORTModel(t, cfg, encData, decData)
+		m := newORTModel(t, cfg, w)
 		worst := 0.0
 		for si, s := range sizes {
 			c := newStepCase(uint64(10*vi+si), s[0], s[1], s[2])
@@ -155,15 +158,7 @@ func TestORTReferenceSizedDecoder(t *testing.T) {
 	requireORT(t)
 	cfg := features.DefaultConfig(lazymask.TSPTW)
 	w := features.RandomWeights(cfg, 3)
-	encData, err := onnx.ExportEncoder(cfg, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	decData, err := onnx.ExportDecoder(cfg, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newORTModel(t, cfg, encData, decData)
+	m := newORTModel(t, cfg, w)
 	c := newStepCase(77, 3, 21, 9)
 	enc, lp := m.run(t, c)
 	wantEnc, wantLP := reference(t, cfg, w, c)
@@ -177,15 +172,7 @@ func TestDecoderReadsOnlyNodeEmb(t *testing.T) {
 	requireORT(t)
 	cfg := testConfig("tsptw", true)
 	w := testWeights(cfg, 5)
-	encData, err := onnx.ExportEncoder(cfg, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	decData, err := onnx.ExportDecoder(cfg, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newORTModel(t, cfg, encData, decData)
+	m := newORTModel(t, cfg, w)
 	c := newStepCase(8, 2, 9, 5)
 	enc, lp := m.run(t, c)
 	b, n, r, d := int64(c.B), int64(c.N), int64(c.R), int64(cfg.DModel)
