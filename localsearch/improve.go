@@ -1,9 +1,11 @@
 package localsearch
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/lmask/lmask/lazymask"
@@ -34,6 +36,22 @@ const costEps = 1e-9
 // on first use (Instance.Matrix); call it once before sharing an instance
 // between goroutines.
 func Improve(inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
+	return ImproveFrom(inst, [][]int{tour}, opt)
+}
+
+// ImproveFrom runs local search from several starting tours of one
+// instance (for example the tours of the eight dihedral transforms a model
+// decodes) and returns the best tour found, as Improve does for one.
+//
+// Repeated tours are searched once. When any start is feasible the
+// infeasible ones are skipped; otherwise each is repaired. The starts are
+// taken best first (feasible before infeasible, then by cost, or by
+// violation), at most Options.MaxStarts of them (0 = all); each descends to
+// a local optimum of every neighbourhood, and the best of those is
+// perturbed Options.Kicks times. Result.Start*
+// describe the best start and Result.Starts counts the starts searched;
+// the result is never worse than the best start.
+func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, error) {
 	began := time.Now()
 	if inst == nil {
 		return Result{}, errors.New("improve: nil instance")
@@ -44,23 +62,59 @@ func Improve(inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
 	if err := opt.validate(); err != nil {
 		return Result{}, fmt.Errorf("improve %s: %w", inst.Name, err)
 	}
-	start, err := lazymask.Check(inst, tour)
-	var te *lazymask.TourError
-	if errors.As(err, &te) {
-		return Result{}, fmt.Errorf("improve %s: %w", inst.Name, err)
+	if len(starts) == 0 {
+		return Result{}, fmt.Errorf("improve %s: no starting tour", inst.Name)
 	}
+	type cand struct {
+		tour []int
+		chk  lazymask.Result
+	}
+	var cands []cand
+	anyFeasible := false
+	for k, tour := range starts {
+		chk, err := lazymask.Check(inst, tour)
+		var te *lazymask.TourError
+		if errors.As(err, &te) {
+			if len(starts) == 1 {
+				return Result{}, fmt.Errorf("improve %s: %w", inst.Name, err)
+			}
+			return Result{}, fmt.Errorf("improve %s: start %d: %w", inst.Name, k, err)
+		}
+		if slices.ContainsFunc(cands, func(c cand) bool { return slices.Equal(c.tour, tour) }) {
+			continue
+		}
+		cands = append(cands, cand{tour, chk})
+		anyFeasible = anyFeasible || chk.Feasible
+	}
+	if anyFeasible {
+		cands = slices.DeleteFunc(cands, func(c cand) bool { return !c.chk.Feasible })
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		if a.chk.Feasible {
+			return cmp.Compare(a.chk.Cost, b.chk.Cost)
+		}
+		return cmp.Or(cmp.Compare(a.chk.TotalViolation, b.chk.TotalViolation), cmp.Compare(a.chk.Cost, b.chk.Cost))
+	})
+	if opt.MaxStarts > 0 && len(cands) > opt.MaxStarts {
+		cands = cands[:opt.MaxStarts]
+	}
+	start := cands[0].chk
 	res := Result{
 		StartCost: start.Cost, StartViolation: start.TotalViolation, StartFeasible: start.Feasible,
 	}
+	tours := make([][]int, len(cands))
+	for k, c := range cands {
+		tours[k] = c.tour
+	}
 	se := newSearch(inst, opt, began, &res)
-	se.st.set(tour)
-	best := se.run()
+	best := se.run(tours)
 
 	final, err := lazymask.Check(inst, best)
 	res.Tour, res.Check = best, final
 	res.Cost, res.Violation, res.Feasible = final.Cost, final.TotalViolation, final.Feasible
 	res.Repaired = !start.Feasible && final.Feasible
 	res.Elapsed = time.Since(began)
+	var te *lazymask.TourError
 	switch {
 	case errors.As(err, &te):
 		return res, fmt.Errorf("improve %s: %w: %w", inst.Name, ErrVerify, err)
@@ -125,12 +179,28 @@ func (a key) better(b key) bool {
 	return a.excess < b.excess || (a.excess == b.excess && a.cost < b.cost-costEps)
 }
 
-// run descends, then tries the kicks, and returns the best tour found.
-func (se *search) run() []int {
+// run descends from each start (best first) to a local optimum, keeps the
+// best, then tries the kicks; it returns the best tour found.
+func (se *search) run(starts [][]int) []int {
 	st := se.st
-	se.descend(true)
-	best := append([]int(nil), st.tour...)
-	bestKey := key{st.excess, st.cost}
+	var best []int
+	var bestKey key
+	for n, tour := range starts {
+		if n > 0 && se.budgetHit() {
+			break
+		}
+		st.set(tour)
+		clear(se.dlb)
+		se.lastPos = 0
+		se.descend(true)
+		se.res.Starts++
+		if now := (key{st.excess, st.cost}); best == nil || now.better(bestKey) {
+			best, bestKey = append(best[:0], st.tour...), now
+		}
+		if se.res.Stop != LocalOptimum {
+			return best
+		}
+	}
 	if se.res.Stop != LocalOptimum || (bestKey.excess > 0 && se.opt.NoRepair) || se.opt.Kicks == 0 {
 		return best
 	}
@@ -245,9 +315,13 @@ func (se *search) scan() (move, bool) {
 	}
 	first := !se.opt.BestImprovement
 	repair := cur.excess > 0
-	se.sc.prune = nil
+	se.sc.prune, se.sc.insBlocked, se.sc.swapBlocked, se.sc.infeasible = nil, nil, nil, false
 	if !repair {
-		se.sc.prune = st.revInfeasible
+		se.sc.prune, se.sc.insBlocked, se.sc.swapBlocked = st.revInfeasible, st.insBlocked, st.swapBlocked
+		// TSPDL's tests are two range-minimum lookups: ask them at every
+		// insertion point. TSPTW's cost a concatenation: ask only after
+		// an infeasible candidate.
+		se.sc.eager = !st.tsptw
 	}
 	best, found := cur, false
 	var bestMove move
@@ -266,7 +340,11 @@ func (se *search) scan() (move, bool) {
 		if repair {
 			cand = key{st.replay(m.pieces(st.n, &se.buf), best.excess), c}
 		} else {
-			if c >= best.cost-costEps || !st.feasible(m.pieces(st.n, &se.buf)) {
+			if c >= best.cost-costEps {
+				return false
+			}
+			if !st.feasible(m.pieces(st.n, &se.buf)) {
+				se.sc.infeasible = true
 				return false
 			}
 			cand = key{0, c}

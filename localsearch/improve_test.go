@@ -1,6 +1,7 @@
 package localsearch
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -274,5 +275,83 @@ func TestToleranceBoundary(t *testing.T) {
 		if !res.Feasible || !slices.Equal(res.Tour, c.wantTour) || math.Abs(res.Cost-c.wantCost) > 1e-12 {
 			t.Fatalf("%s: got %v cost %v feasible %v, want %v cost %v", c.name, res.Tour, res.Cost, res.Feasible, c.wantTour, c.wantCost)
 		}
+	}
+}
+
+// TestImproveFromIsBestOfStarts: ImproveFrom without kicks returns the
+// best of the tours Improve reaches from each distinct start (feasible
+// starts only when there is one), counts the starts it searched, honours
+// MaxStarts, and reports the best start's metrics.
+func TestImproveFromIsBestOfStarts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for it := 0; it < 60; it++ {
+		prob := []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL}[it%2]
+		n := 8 + rng.IntN(15)
+		in, hidden := randInstance(rng, prob, n, it)
+		starts := [][]int{hidden, perm(rng, n), perm(rng, n), hidden, perm(rng, n)}
+		type run struct {
+			res  Result
+			chk  lazymask.Result
+			tour []int
+		}
+		var runs []run
+		anyFeasible := false
+		for k, s := range starts {
+			if k == 3 { // a repeat of start 0
+				continue
+			}
+			r, err := Improve(in, s, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			chk, _ := lazymask.Check(in, s)
+			runs = append(runs, run{r, chk, s})
+			anyFeasible = anyFeasible || chk.Feasible
+		}
+		if anyFeasible {
+			runs = slices.DeleteFunc(runs, func(r run) bool { return !r.chk.Feasible })
+		}
+		// Best start first, as ImproveFrom orders them.
+		slices.SortStableFunc(runs, func(a, b run) int {
+			if a.chk.Feasible {
+				return cmp.Compare(a.chk.Cost, b.chk.Cost)
+			}
+			return cmp.Or(cmp.Compare(a.chk.TotalViolation, b.chk.TotalViolation), cmp.Compare(a.chk.Cost, b.chk.Cost))
+		})
+		for _, max := range []int{0, 1, 2} {
+			want := runs
+			if max > 0 && len(want) > max {
+				want = want[:max]
+			}
+			bestK := 0
+			for k, r := range want {
+				a, b := r.res, want[bestK].res
+				if excessOf(a.Check) < excessOf(b.Check) || (excessOf(a.Check) == excessOf(b.Check) && a.Cost < b.Cost-costEps) {
+					bestK = k
+				}
+			}
+			got, err := ImproveFrom(in, starts, Options{MaxStarts: max})
+			if err != nil {
+				t.Fatalf("#%d max %d: %v", it, max, err)
+			}
+			if got.Starts != len(want) || !slices.Equal(got.Tour, want[bestK].res.Tour) ||
+				got.StartCost != want[0].chk.Cost || got.StartFeasible != want[0].chk.Feasible {
+				t.Fatalf("#%d max %d: got %v (%d starts, start cost %v), want %v (%d starts, start cost %v)",
+					it, max, got.Tour, got.Starts, got.StartCost, want[bestK].res.Tour, len(want), want[0].chk.Cost)
+			}
+		}
+	}
+	if _, err := ImproveFrom(nil, nil, Options{}); err == nil {
+		t.Fatal("nil instance accepted")
+	}
+	in, tour := randTSPTW(rng, 6, euclid, 1)
+	if _, err := ImproveFrom(in, nil, Options{}); err == nil || !strings.Contains(err.Error(), "no starting tour") {
+		t.Fatalf("no starts: %v", err)
+	}
+	if _, err := ImproveFrom(in, [][]int{tour, {0, 1, 2}}, Options{}); err == nil || !strings.Contains(err.Error(), "start 1") {
+		t.Fatalf("malformed second start: %v", err)
+	}
+	if _, err := ImproveFrom(in, [][]int{tour}, Options{MaxStarts: -1}); err == nil || !strings.Contains(err.Error(), "max starts") {
+		t.Fatalf("negative max starts: %v", err)
 	}
 }

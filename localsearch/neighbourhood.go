@@ -59,6 +59,17 @@ type scanner struct {
 	// infeasible in any context; since that property is inherited by
 	// longer runs, the 2-opt scan of i then stops.
 	prune func(i, j int) bool
+	// insBlocked, when set, reports that moving the run i..i+k−1 to after
+	// position j is infeasible in a way every insertion point further
+	// from the run (same side) inherits; the scan of that side then stops.
+	// swapBlocked does the same for swaps of i with j and later positions.
+	// Unless eager, both are asked only after the visitor set infeasible
+	// (it found the move worth having but infeasible), which keeps them
+	// off the path of the many moves the cost alone rejects.
+	insBlocked  func(i, k int, rev bool, j int) bool
+	swapBlocked func(i, j int) bool
+	infeasible  bool
+	eager       bool
 }
 
 // each calls f for every move of kind, starting the outer position loop at
@@ -112,6 +123,12 @@ func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
 			if f(move{kind: Swap, i: i, j: j}) {
 				return true
 			}
+			if sc.infeasible || sc.eager {
+				sc.infeasible = false
+				if sc.swapBlocked != nil && sc.swapBlocked(i, j) {
+					break
+				}
+			}
 		}
 	case Relocate:
 		return sc.segment(Relocate, i, 1, false, f)
@@ -125,16 +142,34 @@ func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
 	return false
 }
 
-// segment enumerates the insertion points of the segment at i..i+k−1.
+// segment enumerates the insertion points of the segment at i..i+k−1:
+// first after it (nearest first), then before it (nearest first).
 func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool) bool {
 	end := i + k - 1
-	for j := 0; j < sc.n; j++ {
-		if j >= i-1 && j <= end {
-			continue
-		}
+	for j := end + 1; j < sc.n; j++ {
 		if f(move{kind: kind, i: i, j: j, k: k, rev: rev}) {
 			return true
 		}
+		if sc.blocked(i, k, rev, j) {
+			break
+		}
+	}
+	for j := i - 2; j >= 0; j-- {
+		if f(move{kind: kind, i: i, j: j, k: k, rev: rev}) {
+			return true
+		}
+		if sc.blocked(i, k, rev, j) {
+			break
+		}
 	}
 	return false
+}
+
+// blocked consumes the visitor's infeasible flag and asks insBlocked.
+func (sc *scanner) blocked(i, k int, rev bool, j int) bool {
+	if !sc.infeasible && !sc.eager {
+		return false
+	}
+	sc.infeasible = false
+	return sc.insBlocked != nil && sc.insBlocked(i, k, rev, j)
 }

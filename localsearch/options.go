@@ -95,6 +95,9 @@ type Options struct {
 	// descends again (repairing first when needed), and is kept only if it
 	// ends better than the best tour so far.
 	Kicks int
+	// MaxStarts bounds how many starting tours ImproveFrom searches (the
+	// best ones); 0 means all.
+	MaxStarts int
 	// Shuffle randomises the scan order of neighbourhoods and start
 	// positions with Seed.
 	Shuffle bool
@@ -113,7 +116,7 @@ func (o *Options) validate() error {
 		name string
 		v    int64
 	}{{"max segment", int64(o.MaxSegment)}, {"max moves", int64(o.MaxMoves)}, {"max iterations", int64(o.MaxIterations)},
-		{"time limit", int64(o.TimeLimit)}, {"kicks", int64(o.Kicks)}} {
+		{"time limit", int64(o.TimeLimit)}, {"kicks", int64(o.Kicks)}, {"max starts", int64(o.MaxStarts)}} {
 		if f.v < 0 {
 			return fmt.Errorf("options: %s is negative (%d)", f.name, f.v)
 		}
@@ -175,6 +178,8 @@ type Result struct {
 	// Iterations counts neighbourhood scans; Evaluations counts the moves
 	// evaluated.
 	Iterations, Evaluations int
+	// Starts counts the starting tours searched (ImproveFrom).
+	Starts int
 	// Kicks counts perturbations tried; KicksAccepted those that improved
 	// the best tour.
 	Kicks, KicksAccepted int

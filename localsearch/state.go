@@ -35,9 +35,15 @@ type state struct {
 	fwdCost, bwdCost []float64
 
 	// TSPTW: fwdSeg[i*n+j] / revSeg[i*n+j] (i ≤ j) describe positions
-	// i..j walked forwards / backwards.
+	// i..j walked forwards / backwards. Rows are filled lazily: entries
+	// j ≥ stale[i] of row i are out of date until fill(i) (read them
+	// through fseg and rseg).
 	fwdSeg, revSeg []twSeg
-	nodes          []twSeg // per node, one-node data (tolerance included)
+	stale          []int
+	// metric: the travel times obey the triangle inequality (always for
+	// coordinates), which insBlocked and swapBlocked rely on for TSPTW.
+	metric bool
+	nodes  []twSeg // per node, one-node data (tolerance included)
 
 	// TSPDL: load[k] is the load after position k (load[0] = 0);
 	// slackFwd[k] = draft − load[k] and slackRev[k] = draft + load[k−1]
@@ -64,6 +70,8 @@ func newState(inst *lazymask.Instance) *state {
 	if s.tsptw {
 		s.fwdSeg = make([]twSeg, n*n)
 		s.revSeg = make([]twSeg, n*n)
+		s.stale = make([]int, n)
+		s.metric = inst.Dist == nil || triangle(s.dist, n)
 		s.nodes = make([]twSeg, n)
 		s.nodes[0] = depotSeg()
 		for v := 1; v < n; v++ {
@@ -75,6 +83,21 @@ func newState(inst *lazymask.Instance) *state {
 		s.bufRev = make([]float64, n)
 	}
 	return s
+}
+
+// triangle reports whether d[i][k] ≤ d[i][j] + d[j][k] for all i, j, k.
+func triangle(d []float64, n int) bool {
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			dij, row := d[i*n+j], d[j*n:j*n+n]
+			for k, djk := range row {
+				if d[i*n+k] > dij+djk {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // d is the travel time from node i to node j.
@@ -111,18 +134,10 @@ func (s *state) update(tour []int, full bool) {
 	s.cost = s.fwdCost[n-1] + s.d(t[n-1], 0)
 	s.replayPrefix()
 	if s.tsptw {
-		// Runs i..j with j < lo or i > hi are unchanged.
+		// Runs i..j with j < lo or i > hi are unchanged; the rest is
+		// recomputed when first read.
 		for i := 0; i <= hi; i++ {
-			row := i * n
-			j0 := max(i+1, lo)
-			if i >= lo {
-				s.fwdSeg[row+i] = s.nodes[t[i]]
-				s.revSeg[row+i] = s.nodes[t[i]]
-			}
-			for j := j0; j < n; j++ {
-				s.fwdSeg[row+j] = concat(s.fwdSeg[row+j-1], s.nodes[t[j]], s.d(t[j-1], t[j]))
-				s.revSeg[row+j] = concat(s.nodes[t[j]], s.revSeg[row+j-1], s.d(t[j], t[j-1]))
-			}
+			s.stale[i] = min(s.stale[i], max(i, lo))
 		}
 		return
 	}
@@ -137,6 +152,39 @@ func (s *state) update(tour []int, full bool) {
 	}
 	s.slackFwd.build(s.bufFwd)
 	s.slackRev.build(s.bufRev)
+}
+
+// fill brings row i of the time-window tables up to date.
+func (s *state) fill(i int) {
+	n, t := s.n, s.tour
+	row := i * n
+	j := max(s.stale[i], i)
+	if j == i {
+		s.fwdSeg[row+i] = s.nodes[t[i]]
+		s.revSeg[row+i] = s.nodes[t[i]]
+		j++
+	}
+	for ; j < n; j++ {
+		s.fwdSeg[row+j] = concat(s.fwdSeg[row+j-1], s.nodes[t[j]], s.d(t[j-1], t[j]))
+		s.revSeg[row+j] = concat(s.nodes[t[j]], s.revSeg[row+j-1], s.d(t[j], t[j-1]))
+	}
+	s.stale[i] = n
+}
+
+// fseg and rseg return the time-window data of positions i..j (i ≤ j)
+// walked forwards and backwards.
+func (s *state) fseg(i, j int) twSeg {
+	if j >= s.stale[i] {
+		s.fill(i)
+	}
+	return s.fwdSeg[i*s.n+j]
+}
+
+func (s *state) rseg(i, j int) twSeg {
+	if j >= s.stale[i] {
+		s.fill(i)
+	}
+	return s.revSeg[i*s.n+j]
 }
 
 // replayPrefix recomputes the replay prefixes of the current tour with the
@@ -222,14 +270,13 @@ func (s *state) delta(m move) float64 {
 // boundary; accepted moves are confirmed by a replay).
 func (s *state) feasible(ps []piece) bool {
 	if s.tsptw {
-		n := s.n
 		var seg twSeg
 		for k, p := range ps {
 			var ps twSeg
 			if p.rev {
-				ps = s.revSeg[p.from*n+p.to]
+				ps = s.rseg(p.from, p.to)
 			} else {
-				ps = s.fwdSeg[p.from*n+p.to]
+				ps = s.fseg(p.from, p.to)
 			}
 			if k == 0 {
 				seg = ps
@@ -248,16 +295,81 @@ func (s *state) feasible(ps []piece) bool {
 		if lo > p.to {
 			continue
 		}
-		if p.rev {
-			if s.slackRev.min(lo, p.to)-shift-s.load[p.to] < -lazymask.Tol {
-				return false
-			}
-		} else if s.slackFwd.min(lo, p.to)-shift+s.load[lo-1] < -lazymask.Tol {
+		if !s.loadsFit(p, shift) {
 			return false
 		}
 		shift += s.load[p.to] - s.load[lo-1]
 	}
 	return true
+}
+
+// loadsFit reports whether the nodes of piece p (TSPDL) stay within their
+// draft limits when the load before the piece is shift.
+func (s *state) loadsFit(p piece, shift float64) bool {
+	lo := max(p.from, 1)
+	if p.rev {
+		return s.slackRev.min(lo, p.to)-shift-s.load[p.to] >= -lazymask.Tol
+	}
+	return s.slackFwd.min(lo, p.to)-shift+s.load[lo-1] >= -lazymask.Tol
+}
+
+// insBlocked reports that moving the run at positions i..i+k−1 (1 ≤ i,
+// reversed if rev) to after position j is infeasible for a reason that
+// every insertion point further from the run on the same side shares, so a
+// scan may stop there:
+//
+//   - TSPTW, j after the run: the nodes end+1..j followed by the run have
+//     a time warp; before it: the run followed by the nodes j+1..i−1 has.
+//     Every further j inserts nodes between the run and those nodes,
+//     which under the triangle inequality (and non-negative service
+//     times) only delays the later arrivals, so the warp stays. Off for
+//     travel-time matrices that break the inequality. (Coordinates obey
+//     it up to rounding, which at worst skips a move whose feasibility
+//     rests on the last bit.)
+//   - TSPDL (demands are non-negative): after the run, the run's nodes
+//     exceed a draft limit under the load of everything placed before
+//     them, which only grows with j; before it, the nodes j+1..i−1 exceed
+//     a limit once the run's load is added to theirs.
+func (s *state) insBlocked(i, k int, rev bool, j int) bool {
+	end := i + k - 1
+	if s.tsptw {
+		if !s.metric {
+			return false
+		}
+		run := s.fseg(i, end)
+		if rev {
+			run = s.rseg(i, end)
+		}
+		if j > end {
+			mid := s.fseg(end+1, j)
+			return concat(mid, run, s.d(mid.last, run.first)).warp > 0
+		}
+		mid := s.fseg(j+1, i-1)
+		return concat(run, mid, s.d(run.last, mid.first)).warp > 0
+	}
+	if j > end {
+		return !s.loadsFit(piece{i, end, rev}, s.load[i-1]+s.load[j]-s.load[end])
+	}
+	return s.slackFwd.min(j+1, i-1)-(s.load[end]-s.load[i-1]) < -lazymask.Tol
+}
+
+// swapBlocked reports that swapping positions i < j is infeasible because
+// the node at i, moved to j, comes after the nodes i+1..j−1 with a time
+// warp (TSPTW, with the triangle inequality as in insBlocked) or under at
+// least their load (TSPDL); every later j shares the reason.
+func (s *state) swapBlocked(i, j int) bool {
+	if j == i+1 {
+		return false
+	}
+	x := s.tour[i]
+	if s.tsptw {
+		if !s.metric {
+			return false
+		}
+		mid := s.fseg(i+1, j-1)
+		return concat(mid, s.nodes[x], s.d(mid.last, x)).warp > 0
+	}
+	return s.inst.Draft[x]-s.load[j-1] < -lazymask.Tol
 }
 
 // revInfeasible reports whether the 2-opt move reversing positions i..j
@@ -266,7 +378,7 @@ func (s *state) feasible(ps []piece) bool {
 // unchanged prefix's load (TSPDL). Both verdicts carry over to i..j+1.
 func (s *state) revInfeasible(i, j int) bool {
 	if s.tsptw {
-		return s.revSeg[i*s.n+j].warp > 0
+		return s.rseg(i, j).warp > 0
 	}
 	return s.slackRev.min(i, j)-s.load[i-1]-s.load[j] < -lazymask.Tol
 }

@@ -1,6 +1,7 @@
 package localsearch
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -182,10 +183,83 @@ func TestIncrementalUpdate(t *testing.T) {
 			next := inc.build(m.pieces(n, &buf), nil)
 			inc.update(next, false)
 			full.set(next)
+			if inc.tsptw {
+				for r := range n {
+					inc.fill(r)
+					full.fill(r)
+				}
+			}
 			if !slices.Equal(inc.fwdSeg, full.fwdSeg) || !slices.Equal(inc.revSeg, full.revSeg) ||
 				!slices.Equal(inc.load, full.load) || inc.cost != full.cost || inc.excess != full.excess {
 				t.Fatalf("instance %d step %d (%+v): incremental tables differ from a rebuild", it, step, m)
 			}
 		}
+	}
+}
+
+// TestBlockedIsSound: whenever insBlocked or swapBlocked stops a scan, the
+// move it was asked about and every move further along that scan are
+// infeasible when replayed by lazymask.Check.
+func TestBlockedIsSound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 4))
+	var buf [maxPieces]piece
+	infeasible := func(st *state, m move) bool {
+		r, err := lazymask.Check(st.inst, st.build(m.pieces(st.n, &buf), nil))
+		var te *lazymask.TourError
+		if errors.As(err, &te) {
+			t.Fatal(err)
+		}
+		return !r.Feasible
+	}
+	hits := map[lazymask.Problem]int{}
+	for it := 0; it < 120; it++ {
+		n := 8 + rng.IntN(18)
+		prob := lazymask.TSPTW
+		in, tour := randTSPTW(rng, n, distKind(it%3), []float64{0.1, 0.5, 2}[it%3])
+		if it%2 == 1 {
+			prob = lazymask.TSPDL
+			in, tour = randTSPDL(rng, n, distKind(it%3), []float64{0.02, 0.1}[it%2])
+		}
+		st := newState(in)
+		st.set(tour)
+		for i := 1; i < n; i++ {
+			for k := 1; k <= 3 && i+k-1 < n; k++ {
+				for _, rev := range []bool{false, true} {
+					if rev && k == 1 {
+						continue
+					}
+					end := i + k - 1
+					for _, side := range [][2]int{{end + 1, 1}, {i - 2, -1}} {
+						for j := side[0]; j >= 0 && j < n; j += side[1] {
+							if !st.insBlocked(i, k, rev, j) {
+								continue
+							}
+							hits[prob]++
+							for q := j; q >= 0 && q < n; q += side[1] {
+								if m := (move{kind: OrOpt, i: i, j: q, k: k, rev: rev}); !infeasible(st, m) {
+									t.Fatalf("%v #%d: run %d..%d rev %v blocked at %d, but insertion after %d is feasible", prob, it, i, end, rev, j, q)
+								}
+							}
+							break
+						}
+					}
+				}
+			}
+			for j := i + 1; j < n; j++ {
+				if !st.swapBlocked(i, j) {
+					continue
+				}
+				hits[prob]++
+				for q := j; q < n; q++ {
+					if !infeasible(st, move{kind: Swap, i: i, j: q}) {
+						t.Fatalf("%v #%d: swap %d blocked at %d, but swap with %d is feasible", prob, it, i, j, q)
+					}
+				}
+				break
+			}
+		}
+	}
+	if hits[lazymask.TSPTW] < 100 || hits[lazymask.TSPDL] < 100 {
+		t.Fatalf("too few blocked scans to test: %v", hits)
 	}
 }

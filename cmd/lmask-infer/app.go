@@ -32,6 +32,7 @@ type config struct {
 	improve            bool
 	improveBudget      time.Duration
 	improveKicks       int
+	improveStarts      int
 	stdout, stderr     io.Writer
 	progress           bool
 }
@@ -61,7 +62,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "reference", Usage: "reference solutions Parquet file for the gap"},
 			&cli.StringFlag{Name: "metrics-json", Usage: "write the metrics as JSON to this file"},
 			&cli.BoolFlag{Name: "all-tours", Usage: "write every decoded tour instead of the best per instance"},
-			&cli.BoolFlag{Name: "improve", Usage: "apply local search to the best tour of each instance"},
+			&cli.BoolFlag{Name: "improve", Usage: "apply local search from the decoded tours of each instance (see --improve-starts) and keep the best"},
+			&cli.IntFlag{Name: "improve-starts", Value: 0, Usage: "starting tours per instance for --improve: the best K distinct decoded tours (0 = all, 1 = the best only)"},
 			&cli.DurationFlag{Name: "improve-budget", Value: 0, Usage: "local-search time limit per instance (0 = until a local optimum)"},
 			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance"},
 		},
@@ -91,7 +93,8 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		threads: c.Int("threads"), workers: c.Int("workers"), device: c.String("device"),
 		allTours: c.Bool("all-tours"), improve: c.Bool("improve"),
 		improveBudget: c.Duration("improve-budget"), improveKicks: c.Int("improve-kicks"),
-		stdout: stdout, stderr: stderr, progress: isTerminal(stderr),
+		improveStarts: c.Int("improve-starts"),
+		stdout:        stdout, stderr: stderr, progress: isTerminal(stderr),
 	}
 	switch {
 	case cfg.aug != 1 && cfg.aug != lazymask.NumAugment:
@@ -108,8 +111,8 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		return cfg, usageError{"--threads and --workers must be ≥ 0"}
 	case cfg.device != engine.DeviceCPU && cfg.device != engine.DeviceCUDA:
 		return cfg, usageError{fmt.Sprintf("--device %q: want cpu or cuda", cfg.device)}
-	case cfg.improveKicks < 0 || cfg.improveBudget < 0:
-		return cfg, usageError{"--improve-budget and --improve-kicks must be ≥ 0"}
+	case cfg.improveKicks < 0 || cfg.improveBudget < 0 || cfg.improveStarts < 0:
+		return cfg, usageError{"--improve-budget, --improve-kicks and --improve-starts must be ≥ 0"}
 	}
 	return cfg, nil
 }

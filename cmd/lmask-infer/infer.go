@@ -70,7 +70,8 @@ func infer(ctx context.Context, cfg config) error {
 
 	solver, err := eng.NewSolver(engine.SolveOptions{
 		Aug: cfg.aug, Samples: cfg.samples, Budget: cfg.budget, Lookahead: cfg.lookahead,
-		Semantics: lazymask.Test, Seed: cfg.seed, Batch: cfg.batch, AllTours: cfg.allTours,
+		Semantics: lazymask.Test, Seed: cfg.seed, Batch: cfg.batch,
+		AllTours: cfg.allTours || (cfg.improve && cfg.improveStarts != 1),
 	})
 	if err != nil {
 		return err
@@ -218,12 +219,13 @@ func solutionRow(in *lazymask.Instance, idx int64, t engine.Tour, source string,
 	}
 }
 
-// improveAll runs local search on the best complete tour of each instance
-// and keeps a result only when lazymask.Check confirms it is feasible and
-// better than the decoded best.
+// improveAll runs local search from the decoded tours of each instance
+// (the best --improve-starts distinct complete ones; only the best when the
+// solver kept no other) and keeps a result only when lazymask.Check
+// confirms it is feasible and better than the decoded best.
 func improveAll(insts []*lazymask.Instance, sols []engine.Solution, cfg config, workers int) ([]*localsearch.Result, error) {
 	out := make([]*localsearch.Result, len(insts))
-	opt := localsearch.Options{TimeLimit: cfg.improveBudget, Kicks: cfg.improveKicks, Seed: cfg.seed}
+	opt := localsearch.Options{TimeLimit: cfg.improveBudget, Kicks: cfg.improveKicks, Seed: cfg.seed, MaxStarts: cfg.improveStarts}
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -243,7 +245,13 @@ func improveAll(insts []*lazymask.Instance, sols []engine.Solution, cfg config, 
 				if best.Nodes == nil {
 					continue
 				}
-				r, err := localsearch.Improve(insts[i], best.Nodes, opt)
+				starts := [][]int{best.Nodes}
+				for _, t := range sols[i].Tours {
+					if t.Nodes != nil && !t.Failed {
+						starts = append(starts, t.Nodes)
+					}
+				}
+				r, err := localsearch.ImproveFrom(insts[i], starts, opt)
 				if err != nil {
 					mu.Lock()
 					errs = append(errs, fmt.Errorf("improve instance %d (%q): %w", i, insts[i].Name, err))

@@ -8,12 +8,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
 	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/localsearch"
 )
 
 const tinyTSPTW = "../../engine/testdata/tiny-tsptw"
@@ -222,6 +224,88 @@ func TestInferBestImproveAndLimit(t *testing.T) {
 	t.Logf("rows by kind: %v", counts)
 	if counts["lmask+ls feasible=true tour=true"] == 0 {
 		t.Errorf("local search improved no instance: %v", counts)
+	}
+}
+
+// TestInferImproveStarts: --improve searches from every decoded tour of an
+// instance (here the eight transforms'), exactly as localsearch.ImproveFrom
+// does on the tours written by --all-tours, and --improve-starts 1 from
+// the best only; more starts are never worse and here sometimes better.
+func TestInferImproveStarts(t *testing.T) {
+	needRuntime(t)
+	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Easy, 12, 16)
+	solve := func(extra ...string) []datasets.Solution {
+		out := filepath.Join(t.TempDir(), "sol.parquet")
+		args := append([]string{"--model", tinyTSPTW, "--data", data, "--out", out, "--aug", "8", "--budget", "100",
+			"--improve", "--workers", "1"}, extra...)
+		if _, stderr, err := runCLI(t, args...); err != nil {
+			t.Fatalf("run %v: %v\n%s", extra, err, stderr)
+		}
+		sols, _, err := datasets.ReadSolutions(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sols
+	}
+	all, one := solve("--all-tours"), solve("--improve-starts", "1")
+	final := func(sols []datasets.Solution) []float64 {
+		best := make([]float64, len(insts))
+		for i := range best {
+			best[i] = math.Inf(1)
+		}
+		for _, s := range sols {
+			if s.Feasible {
+				best[s.Instance] = min(best[s.Instance], s.Cost)
+			}
+		}
+		return best
+	}
+	fa, fo := final(all), final(one)
+	better, starts := 0, 0
+	for i, in := range insts {
+		var decoded [][]int
+		bestDecoded := math.Inf(1)
+		var lsRow *datasets.Solution
+		for r := range all {
+			s := &all[r]
+			switch {
+			case s.Instance != int64(i):
+			case s.Source == SourceImproved:
+				lsRow = s
+			case s.Tour != nil:
+				decoded = append(decoded, s.Tour)
+				if s.Feasible {
+					bestDecoded = min(bestDecoded, s.Cost)
+				}
+			}
+		}
+		if len(decoded) == 0 {
+			continue
+		}
+		starts++
+		want, err := localsearch.ImproveFrom(in, decoded, localsearch.Options{Seed: 2025})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case want.Feasible && want.Cost < bestDecoded:
+			if lsRow == nil || !slices.Equal(lsRow.Tour, want.Tour) {
+				t.Fatalf("instance %d: improved row %v, want %v", i, lsRow, want.Tour)
+			}
+		case lsRow != nil:
+			t.Fatalf("instance %d: improved row %v although local search found nothing better", i, lsRow.Tour)
+		}
+		if fa[i] > fo[i]+1e-9 {
+			t.Errorf("instance %d: all starts %v worse than the best start alone %v", i, fa[i], fo[i])
+		}
+		if fa[i] < fo[i]-1e-9 {
+			better++
+		}
+	}
+	t.Logf("%d instances decoded; all eight starts beat the best alone on %d", starts, better)
+	if starts < len(insts)/2 || better == 0 {
+		t.Errorf("%d of %d instances decoded, %d better", starts, len(insts), better)
+		t.Errorf("searching from all eight tours never beat the best tour alone: the test exercises nothing")
 	}
 }
 
