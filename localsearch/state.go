@@ -35,11 +35,13 @@ type state struct {
 	fwdCost, bwdCost []float64
 
 	// TSPTW: fwdSeg[i*n+j] / revSeg[i*n+j] (i ≤ j) describe positions
-	// i..j walked forwards / backwards. Rows are filled lazily: entries
-	// j ≥ stale[i] of row i are out of date until fill(i) (read them
-	// through fseg and rseg).
+	// i..j walked forwards / backwards. Rows are filled lazily, as far as
+	// they are read: entries j ≥ stale[i] of row i are out of date (read
+	// them through fseg and rseg). suffix[i] describes positions i..n−1
+	// walked forwards, kept up to date by update.
 	fwdSeg, revSeg []twSeg
 	stale          []int
+	suffix         []twSeg
 	// metric: the travel times obey the triangle inequality (always for
 	// coordinates), which insBlocked and swapBlocked rely on for TSPTW.
 	metric bool
@@ -71,6 +73,7 @@ func newState(inst *lazymask.Instance) *state {
 		s.fwdSeg = make([]twSeg, n*n)
 		s.revSeg = make([]twSeg, n*n)
 		s.stale = make([]int, n)
+		s.suffix = make([]twSeg, n)
 		s.metric = inst.Dist == nil || triangle(s.dist, n)
 		s.nodes = make([]twSeg, n)
 		s.nodes[0] = depotSeg()
@@ -139,6 +142,10 @@ func (s *state) update(tour []int, full bool) {
 		for i := 0; i <= hi; i++ {
 			s.stale[i] = min(s.stale[i], max(i, lo))
 		}
+		s.suffix[n-1] = s.nodes[t[n-1]]
+		for i := min(hi, n-2); i >= 0; i-- {
+			s.suffix[i] = concat(s.nodes[t[i]], s.suffix[i+1], s.d(t[i], t[i+1]))
+		}
 		return
 	}
 	in := s.inst
@@ -154,8 +161,9 @@ func (s *state) update(tour []int, full bool) {
 	s.slackRev.build(s.bufRev)
 }
 
-// fill brings row i of the time-window tables up to date.
-func (s *state) fill(i int) {
+// fill brings row i of the time-window tables up to date through column
+// last.
+func (s *state) fill(i, last int) {
 	n, t := s.n, s.tour
 	row := i * n
 	j := max(s.stale[i], i)
@@ -164,25 +172,25 @@ func (s *state) fill(i int) {
 		s.revSeg[row+i] = s.nodes[t[i]]
 		j++
 	}
-	for ; j < n; j++ {
+	for ; j <= last; j++ {
 		s.fwdSeg[row+j] = concat(s.fwdSeg[row+j-1], s.nodes[t[j]], s.d(t[j-1], t[j]))
 		s.revSeg[row+j] = concat(s.nodes[t[j]], s.revSeg[row+j-1], s.d(t[j], t[j-1]))
 	}
-	s.stale[i] = n
+	s.stale[i] = max(s.stale[i], last+1)
 }
 
 // fseg and rseg return the time-window data of positions i..j (i ≤ j)
 // walked forwards and backwards.
 func (s *state) fseg(i, j int) twSeg {
 	if j >= s.stale[i] {
-		s.fill(i)
+		s.fill(i, j)
 	}
 	return s.fwdSeg[i*s.n+j]
 }
 
 func (s *state) rseg(i, j int) twSeg {
 	if j >= s.stale[i] {
-		s.fill(i)
+		s.fill(i, j)
 	}
 	return s.revSeg[i*s.n+j]
 }
@@ -273,9 +281,12 @@ func (s *state) feasible(ps []piece) bool {
 		var seg twSeg
 		for k, p := range ps {
 			var ps twSeg
-			if p.rev {
+			switch {
+			case p.rev:
 				ps = s.rseg(p.from, p.to)
-			} else {
+			case p.to == s.n-1:
+				ps = s.suffix[p.from]
+			default:
 				ps = s.fseg(p.from, p.to)
 			}
 			if k == 0 {

@@ -185,12 +185,12 @@ func TestIncrementalUpdate(t *testing.T) {
 			full.set(next)
 			if inc.tsptw {
 				for r := range n {
-					inc.fill(r)
-					full.fill(r)
+					inc.fill(r, n-1)
+					full.fill(r, n-1)
 				}
 			}
 			if !slices.Equal(inc.fwdSeg, full.fwdSeg) || !slices.Equal(inc.revSeg, full.revSeg) ||
-				!slices.Equal(inc.load, full.load) || inc.cost != full.cost || inc.excess != full.excess {
+				!slices.Equal(inc.suffix, full.suffix) || !slices.Equal(inc.load, full.load) || inc.cost != full.cost || inc.excess != full.excess {
 				t.Fatalf("instance %d step %d (%+v): incremental tables differ from a rebuild", it, step, m)
 			}
 		}
