@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -21,7 +24,9 @@ func init() {
 		Name:  "improve",
 		Usage: "improve every tour of a solutions file by feasibility-preserving local search",
 		Description: "Runs 2-opt, or-opt, relocate and swap on each tour (repairing infeasible ones first),\n" +
-			"writes the improved solutions atomically and prints metrics before and after.",
+			"writes the improved solutions atomically and prints metrics before and after.\n" +
+			"With --per-instance the tours of each instance are starts of one search (the infeasible ones\n" +
+			"are skipped when a start is feasible) and the output has one row per instance.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "instances", Usage: "instances Parquet file", Required: true},
 			&cli.StringFlag{Name: "solutions", Usage: "solutions Parquet file to improve", Required: true},
@@ -38,6 +43,8 @@ func init() {
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for --shuffle and --kicks (row r uses seed+r)", Value: 1},
 			&cli.BoolFlag{Name: "no-repair", Usage: "leave infeasible tours unchanged"},
 			&cli.IntFlag{Name: "workers", Usage: "parallel workers (0 = number of CPUs)"},
+			&cli.BoolFlag{Name: "per-instance", Usage: "search from all tours of an instance together (e.g. lmask-infer --all-tours output) and write one row per instance: the best tour found"},
+			&cli.IntFlag{Name: "starts", Usage: "with --per-instance, search from the best K distinct tours of each instance (0 = all)"},
 		},
 		Action: improveAction,
 	})
@@ -60,7 +67,10 @@ func improveAction(c *cli.Context) error {
 	opt := localsearch.Options{
 		Moves: moves, BestImprovement: c.Bool("best"), MaxSegment: c.Int("max-segment"),
 		MaxMoves: c.Int("max-moves"), MaxIterations: c.Int("max-iterations"), TimeLimit: c.Duration("budget"),
-		Kicks: c.Int("kicks"), Shuffle: c.Bool("shuffle"), NoRepair: c.Bool("no-repair"),
+		Kicks: c.Int("kicks"), Shuffle: c.Bool("shuffle"), NoRepair: c.Bool("no-repair"), MaxStarts: c.Int("starts"),
+	}
+	if opt.MaxStarts < 0 {
+		return fmt.Errorf("improve: flag --starts: %d, want ≥ 0", opt.MaxStarts)
 	}
 	ipath, spath, out := c.String("instances"), c.String("solutions"), c.String("out")
 	d, err := datasets.ReadInstances(ipath)
@@ -82,7 +92,11 @@ func improveAction(c *cli.Context) error {
 		return fmt.Errorf("improve: %w", relabel(relabel(err, "solutions", spath), "reference", c.String("reference")))
 	}
 	began := time.Now()
-	improved, st, err := improveAll(d.Instances, sols, spath, opt, c.Uint64("seed"), c.Int("workers"))
+	improve := improveAll
+	if c.Bool("per-instance") {
+		improve = improvePerInstance
+	}
+	improved, st, err := improve(d.Instances, sols, spath, opt, c.Uint64("seed"), c.Int("workers"))
 	if err != nil {
 		return fmt.Errorf("improve: %w", err)
 	}
@@ -95,6 +109,9 @@ func improveAction(c *cli.Context) error {
 		meta.Extra = map[string]string{}
 	}
 	meta.Extra["lmask.localsearch"] = describe(opt, c.Uint64("seed"))
+	if c.Bool("per-instance") {
+		meta.Extra["lmask.localsearch"] += " per_instance=true"
+	}
 	if meta.Instances == "" {
 		meta.Instances = ipath
 	}
@@ -109,60 +126,40 @@ func improveAction(c *cli.Context) error {
 // without a tour are copied. Errors name the file and row.
 func improveAll(insts []*lazymask.Instance, sols []datasets.Solution, file string,
 	opt localsearch.Options, seed uint64, workers int) ([]datasets.Solution, improveStats, error) {
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
 	out := make([]datasets.Solution, len(sols))
 	results := make([]localsearch.Result, len(sols))
 	errs := make([]error, len(sols))
-	var next int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				r := next
-				next++
-				mu.Unlock()
-				if r >= len(sols) {
-					return
-				}
-				s := sols[r]
-				out[r] = s
-				if s.Tour == nil {
-					continue
-				}
-				if s.Instance < 0 || s.Instance >= int64(len(insts)) {
-					errs[r] = fmt.Errorf("%s: row %d: field instance: %d out of range [0,%d)", file, r, s.Instance, len(insts))
-					continue
-				}
-				in := insts[s.Instance].Clone()
-				o := opt
-				o.Seed = seed + uint64(r)
-				res, err := localsearch.Improve(in, s.Tour, o)
-				if err != nil {
-					field := ""
-					var te *lazymask.TourError
-					if errors.As(err, &te) {
-						field = "field tour: "
-					}
-					errs[r] = fmt.Errorf("%s: row %d: %sinstance %d: %w", file, r, field, s.Instance, err)
-					continue
-				}
-				results[r] = res
-				s.Tour = res.Tour
-				s.Cost, s.CostOrig = res.Cost, res.Cost*in.Scale
-				s.Feasible, s.Violation, s.ViolatedNodes = res.Feasible, res.Violation, res.Check.ViolatedNodes
-				s.SolveTime += res.Elapsed.Seconds()
-				s.Source += "+ls"
-				out[r] = s
+	parallel(len(sols), workers, func(r int) {
+		s := sols[r]
+		out[r] = s
+		if s.Tour == nil {
+			return
+		}
+		if s.Instance < 0 || s.Instance >= int64(len(insts)) {
+			errs[r] = fmt.Errorf("%s: row %d: field instance: %d out of range [0,%d)", file, r, s.Instance, len(insts))
+			return
+		}
+		in := insts[s.Instance].Clone()
+		o := opt
+		o.Seed = seed + uint64(r)
+		res, err := localsearch.Improve(in, s.Tour, o)
+		if err != nil {
+			field := ""
+			var te *lazymask.TourError
+			if errors.As(err, &te) {
+				field = "field tour: "
 			}
-		}()
-	}
-	wg.Wait()
+			errs[r] = fmt.Errorf("%s: row %d: %sinstance %d: %w", file, r, field, s.Instance, err)
+			return
+		}
+		results[r] = res
+		s.Tour = res.Tour
+		s.Cost, s.CostOrig = res.Cost, res.Cost*in.Scale
+		s.Feasible, s.Violation, s.ViolatedNodes = res.Feasible, res.Violation, res.Check.ViolatedNodes
+		s.SolveTime += res.Elapsed.Seconds()
+		s.Source += "+ls"
+		out[r] = s
+	})
 	var st improveStats
 	for r := range sols {
 		if errs[r] != nil {
@@ -186,10 +183,115 @@ func improveAll(insts []*lazymask.Instance, sols []datasets.Solution, file strin
 	return out, st, nil
 }
 
+// improvePerInstance runs one multi-start search per instance over all its
+// rows with a tour and returns one row per instance that has rows, in
+// instance order: the best tour found (source "<best start's source>+ls"),
+// or a copy of a tourless row. Errors name the file and row.
+func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, file string,
+	opt localsearch.Options, seed uint64, workers int) ([]datasets.Solution, improveStats, error) {
+	var st improveStats
+	rows := map[int64][]int{}
+	for r, s := range sols {
+		if s.Instance < 0 || s.Instance >= int64(len(insts)) {
+			return nil, st, fmt.Errorf("%s: row %d: field instance: %d out of range [0,%d)", file, r, s.Instance, len(insts))
+		}
+		rows[s.Instance] = append(rows[s.Instance], r)
+	}
+	order := slices.Sorted(maps.Keys(rows))
+	out := make([]datasets.Solution, len(order))
+	results := make([]*localsearch.Result, len(order))
+	errs := make([]error, len(order))
+	parallel(len(order), workers, func(k int) {
+		idx := order[k]
+		var starts [][]int
+		var from []int
+		for _, r := range rows[idx] {
+			if sols[r].Tour != nil {
+				starts, from = append(starts, sols[r].Tour), append(from, r)
+			}
+		}
+		if len(starts) == 0 {
+			out[k] = sols[rows[idx][0]]
+			return
+		}
+		in := insts[idx].Clone()
+		o := opt
+		o.Seed = seed + uint64(idx)
+		res, err := localsearch.ImproveFrom(in, starts, o)
+		if err != nil {
+			var te *lazymask.TourError
+			if errors.As(err, &te) {
+				for j, t := range starts {
+					if _, cerr := lazymask.Check(in, t); errors.As(cerr, &te) {
+						err = fmt.Errorf("row %d: field tour: %w", from[j], cerr)
+						break
+					}
+				}
+			}
+			errs[k] = fmt.Errorf("%s: instance %d: %w", file, idx, err)
+			return
+		}
+		// The row the best start came from names the source.
+		src := sols[from[0]]
+		for j, t := range starts {
+			if chk, _ := lazymask.Check(in, t); chk.Cost == res.StartCost && chk.Feasible == res.StartFeasible {
+				src = sols[from[j]]
+				break
+			}
+		}
+		s := src
+		s.Tour = res.Tour
+		s.Cost, s.CostOrig = res.Cost, res.Cost*in.Scale
+		s.Feasible, s.Violation, s.ViolatedNodes = res.Feasible, res.Violation, res.Check.ViolatedNodes
+		s.SolveTime += res.Elapsed.Seconds()
+		s.Source += "+ls"
+		out[k], results[k] = s, &res
+	})
+	for k := range order {
+		if errs[k] != nil {
+			return nil, st, errs[k]
+		}
+		res := results[k]
+		if res == nil {
+			st.noTour++
+			continue
+		}
+		st.tours += res.Starts
+		st.moves += res.Moves
+		st.lsTime += res.Elapsed
+		if res.Repaired {
+			st.repaired++
+		}
+		if res.Moves > 0 {
+			st.improved++
+		}
+	}
+	return out, st, nil
+}
+
+// parallel calls f(0..n−1) on workers goroutines (0 = number of CPUs).
+func parallel(n, workers int, f func(int)) {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
+				f(k)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // describe records the options in the output metadata.
 func describe(o localsearch.Options, seed uint64) string {
-	return fmt.Sprintf("moves=%v best=%v max_segment=%d max_moves=%d max_iterations=%d budget=%v kicks=%d shuffle=%v seed=%d no_repair=%v",
-		o.Moves, o.BestImprovement, o.MaxSegment, o.MaxMoves, o.MaxIterations, o.TimeLimit, o.Kicks, o.Shuffle, seed, o.NoRepair)
+	return fmt.Sprintf("moves=%v best=%v max_segment=%d max_moves=%d max_iterations=%d budget=%v kicks=%d shuffle=%v seed=%d no_repair=%v max_starts=%d",
+		o.Moves, o.BestImprovement, o.MaxSegment, o.MaxMoves, o.MaxIterations, o.TimeLimit, o.Kicks, o.Shuffle, seed, o.NoRepair, o.MaxStarts)
 }
 
 func printImprove(w io.Writer, st improveStats, wall time.Duration, b, a datasets.Metrics, gap bool) {

@@ -4,41 +4,20 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/localsearch"
 )
 
 // TestImprove improves generated instances' known tours and reversed
 // (mostly infeasible) known tours, then checks the written file by replay.
 func TestImprove(t *testing.T) {
-	dir := t.TempDir()
-	ip := filepath.Join(dir, "i.parquet")
-	if out, err := runCLI(t, "generate", "--problem", "tsptw", "--size", "20", "--hardness", "hard", "--count", "30", "--seed", "5", "--out", ip); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	d, err := datasets.ReadInstances(ip)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sols []datasets.Solution
-	for i, in := range d.Instances {
-		s, _ := datasets.Checked(in, int64(i), d.KnownTours[i], "known")
-		sols = append(sols, s)
-		rev := append([]int{0}, d.KnownTours[i][1:]...)
-		for a, b := 1, len(rev)-1; a < b; a, b = a+1, b-1 {
-			rev[a], rev[b] = rev[b], rev[a]
-		}
-		s, _ = datasets.Checked(in, int64(i), rev, "reversed")
-		sols = append(sols, s)
-	}
-	sols = append(sols, datasets.Solution{Instance: 3, Cost: math.Inf(1), Source: "none"})
-	sp, op := filepath.Join(dir, "s.parquet"), filepath.Join(dir, "o.parquet")
-	if err := datasets.WriteSolutions(sp, datasets.Metadata{}, sols, datasets.WriterOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	dir, ip, sp, d, sols := improveFixture(t)
+	op := filepath.Join(dir, "o.parquet")
 	out, err := runCLI(t, "improve", "--instances", ip, "--solutions", sp, "--reference", sp, "--out", op, "--kicks", "5", "--workers", "2")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -93,4 +72,71 @@ func TestImprove(t *testing.T) {
 	if _, err := os.Stat(bad); err == nil {
 		t.Fatal("output written despite the error")
 	}
+}
+
+// improveFixture writes 30 generated TSPTW-20 hard instances and a
+// solutions file with two rows per instance (the known tour, feasible, and
+// its reversal, mostly infeasible) plus a tourless row for instance 3.
+func improveFixture(t *testing.T) (dir, ip, sp string, d *datasets.Dataset, sols []datasets.Solution) {
+	dir = t.TempDir()
+	ip = filepath.Join(dir, "i.parquet")
+	if out, err := runCLI(t, "generate", "--problem", "tsptw", "--size", "20", "--hardness", "hard", "--count", "30", "--seed", "5", "--out", ip); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	d, err := datasets.ReadInstances(ip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, in := range d.Instances {
+		s, _ := datasets.Checked(in, int64(i), d.KnownTours[i], "known")
+		sols = append(sols, s)
+		rev := append([]int{0}, d.KnownTours[i][1:]...)
+		for a, b := 1, len(rev)-1; a < b; a, b = a+1, b-1 {
+			rev[a], rev[b] = rev[b], rev[a]
+		}
+		s, _ = datasets.Checked(in, int64(i), rev, "reversed")
+		sols = append(sols, s)
+	}
+	sols = append(sols, datasets.Solution{Instance: 3, Cost: math.Inf(1), Source: "none"})
+	sp = filepath.Join(dir, "s.parquet")
+	if err := datasets.WriteSolutions(sp, datasets.Metadata{}, sols, datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, ip, sp, d, sols
+}
+
+// TestImprovePerInstance: --per-instance writes one row per instance, in
+// order, holding exactly what localsearch.ImproveFrom finds from all of the
+// instance's tours with the row's seed.
+func TestImprovePerInstance(t *testing.T) {
+	dir, ip, sp, d, sols := improveFixture(t)
+	op := filepath.Join(dir, "o.parquet")
+	if out, err := runCLI(t, "improve", "--per-instance", "--instances", ip, "--solutions", sp, "--out", op,
+		"--kicks", "3", "--seed", "7", "--workers", "2"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got, meta, err := datasets.ReadSolutions(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(d.Instances) || !strings.Contains(meta.Extra["lmask.localsearch"], "per_instance=true") {
+		t.Fatalf("%d rows for %d instances, metadata %v", len(got), len(d.Instances), meta.Extra)
+	}
+	for i, s := range got {
+		var starts [][]int
+		for _, r := range sols {
+			if r.Instance == int64(i) && r.Tour != nil {
+				starts = append(starts, r.Tour)
+			}
+		}
+		want, err := localsearch.ImproveFrom(d.Instances[i], starts, localsearch.Options{Kicks: 3, Seed: 7 + uint64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Instance != int64(i) || !slices.Equal(s.Tour, want.Tour) || !s.Feasible || s.Source != "known+ls" {
+			t.Fatalf("row %d: instance %d tour %v feasible %v source %q; want %v", i, s.Instance, s.Tour, s.Feasible, s.Source, want.Tour)
+		}
+	}
+	bad := filepath.Join(dir, "bad.parquet")
+	expectFailure(t, bad, []string{"--starts", "-1"}, "improve", "--per-instance", "--starts", "-1", "--instances", ip, "--solutions", sp, "--out", bad)
 }
