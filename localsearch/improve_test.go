@@ -355,3 +355,24 @@ func TestImproveFromIsBestOfStarts(t *testing.T) {
 		t.Fatalf("negative max starts: %v", err)
 	}
 }
+
+// TestOrderTour: the urgency order visits customers by window end or
+// draft limit, and a feasible schedule that follows it is found feasible.
+func TestOrderTour(t *testing.T) {
+	in := &lazymask.Instance{Problem: lazymask.TSPTW, N: 5, Scale: 1,
+		X: []float64{0, 1, 2, 3, 4}, Y: make([]float64, 5), Early: make([]float64, 5),
+		Late: []float64{100, 9, 3, 9, 1}, Service: make([]float64, 5)}
+	if got := OrderTour(in); !slices.Equal(got, []int{0, 4, 2, 1, 3}) {
+		t.Fatalf("TSPTW order %v", got)
+	}
+	dl := &lazymask.Instance{Problem: lazymask.TSPDL, N: 4, Scale: 1,
+		X: make([]float64, 4), Y: []float64{0, 1, 2, 3}, Demand: []float64{0, 0.5, 0.25, 0.25},
+		Draft: []float64{1, 1, 0.25, 0.5}}
+	got := OrderTour(dl)
+	if !slices.Equal(got, []int{0, 2, 3, 1}) {
+		t.Fatalf("TSPDL order %v", got)
+	}
+	if r, err := lazymask.Check(dl, got); err != nil || !r.Feasible {
+		t.Fatalf("draft order should be feasible: %v", err)
+	}
+}

@@ -221,8 +221,9 @@ func solutionRow(in *lazymask.Instance, idx int64, t engine.Tour, source string,
 
 // improveAll runs local search from the decoded tours of each instance
 // (the best --improve-starts distinct complete ones; only the best when the
-// solver kept no other) and keeps a result only when lazymask.Check
-// confirms it is feasible and better than the decoded best.
+// solver kept no other), plus localsearch.OrderTour where no decoded tour is
+// feasible, and keeps a result only when lazymask.Check confirms it is
+// feasible and better than the decoded best.
 func improveAll(insts []*lazymask.Instance, sols []engine.Solution, cfg config, workers int) ([]*localsearch.Result, error) {
 	out := make([]*localsearch.Result, len(insts))
 	opt := localsearch.Options{TimeLimit: cfg.improveBudget, Kicks: cfg.improveKicks, Seed: cfg.seed, MaxStarts: cfg.improveStarts}
@@ -242,14 +243,19 @@ func improveAll(insts []*lazymask.Instance, sols []engine.Solution, cfg config, 
 			defer wg.Done()
 			for i := range next {
 				best := sols[i].Best
-				if best.Nodes == nil {
-					continue
+				var starts [][]int
+				if best.Nodes != nil {
+					starts = append(starts, best.Nodes)
 				}
-				starts := [][]int{best.Nodes}
 				for _, t := range sols[i].Tours {
 					if t.Nodes != nil && !t.Failed {
 						starts = append(starts, t.Nodes)
 					}
+				}
+				if !best.Feasible {
+					// No feasible decoded tour (or none at all): add the
+					// urgency order as a further start.
+					starts = append(starts, localsearch.OrderTour(insts[i]))
 				}
 				r, err := localsearch.ImproveFrom(insts[i], starts, opt)
 				if err != nil {
