@@ -376,3 +376,30 @@ func TestOrderTour(t *testing.T) {
 		t.Fatalf("draft order should be feasible: %v", err)
 	}
 }
+
+// TestCostFilterChangesNothing: the scanner's cost filter only skips moves
+// the search would reject, so with and without it every search applies
+// the same moves and ends with the same tour.
+func TestCostFilterChangesNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for it := 0; it < 80; it++ {
+		prob := []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL}[it%2]
+		in, hidden := randInstance(rng, prob, 10+rng.IntN(30), it)
+		starts := [][]int{hidden, perm(rng, in.N)}
+		opt := Options{Kicks: 5, Seed: uint64(it), BestImprovement: it%4 == 1}
+		with, err := ImproveFrom(in, starts, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		costFilter = false
+		without, err := ImproveFrom(in, starts, opt)
+		costFilter = true
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(with.Tour, without.Tour) || with.Moves != without.Moves || with.Evaluations != without.Evaluations {
+			t.Fatalf("#%d: with filter %v (%d moves, %d evals), without %v (%d moves, %d evals)",
+				it, with.Tour, with.Moves, with.Evaluations, without.Tour, without.Moves, without.Evaluations)
+		}
+	}
+}

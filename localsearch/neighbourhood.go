@@ -1,5 +1,7 @@
 package localsearch
 
+import "math"
+
 // move is one neighbour of the current tour, in positions of that tour.
 //
 //	TwoOpt:   reverse positions i..j (1 ≤ i < j ≤ n−1).
@@ -70,7 +72,20 @@ type scanner struct {
 	swapBlocked func(i, j int) bool
 	infeasible  bool
 	eager       bool
+
+	// Cost filter for 2-opt and segment moves (or-opt, relocate), when st
+	// is set: a move whose length change is at least need+filterSlack is
+	// counted in filtered and not passed to the visitor, which would
+	// reject it on cost anyway. The visitor lowers need as it finds better
+	// moves; +Inf turns the filter off.
+	st       *state
+	need     float64
+	filtered int
 }
+
+// filterSlack keeps the filter's arithmetic (summed in another order than
+// state.delta) from ever skipping a move the visitor would take.
+const filterSlack = 1e-9
 
 // each calls f for every move of kind, starting the outer position loop at
 // offset (rotated), until f returns true; it reports whether f stopped it.
@@ -110,9 +125,15 @@ func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
 	n := sc.n
 	switch kind {
 	case TwoOpt:
+		st := sc.st
+		filter := st != nil && !math.IsInf(sc.need, 1)
 		for j := i + 1; j < n; j++ {
 			if sc.prune != nil && sc.prune(i, j) {
 				break
+			}
+			if filter && st.delta(move{kind: TwoOpt, i: i, j: j}) >= sc.need+filterSlack {
+				sc.filtered++
+				continue
 			}
 			if f(move{kind: TwoOpt, i: i, j: j}) {
 				return true
@@ -146,8 +167,34 @@ func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
 // first after it (nearest first), then before it (nearest first).
 func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool) bool {
 	end := i + k - 1
-	for j := end + 1; j < sc.n; j++ {
-		if f(move{kind: kind, i: i, j: j, k: k, rev: rev}) {
+	n, st := sc.n, sc.st
+	filter := st != nil && !math.IsInf(sc.need, 1)
+	// The move's length change is rem (take the run out, reverse it if
+	// asked) plus the insertion cost between u = tour[j] and w = next(j).
+	var rem float64
+	var sf, sl int
+	if filter {
+		t := st.tour
+		p, q := t[i-1], st.next(end)
+		sf, sl = t[i], t[end]
+		rem = st.d(p, q) - st.d(p, sf) - st.d(sl, q)
+		if rev {
+			sf, sl = sl, sf
+			rem += (st.bwdCost[end] - st.bwdCost[i]) - (st.fwdCost[end] - st.fwdCost[i])
+		}
+	}
+	try := func(j int) bool {
+		if filter {
+			u, w := st.tour[j], st.next(j)
+			if rem+st.d(u, sf)+st.d(sl, w)-st.d(u, w) >= sc.need+filterSlack {
+				sc.filtered++
+				return false
+			}
+		}
+		return f(move{kind: kind, i: i, j: j, k: k, rev: rev})
+	}
+	for j := end + 1; j < n; j++ {
+		if try(j) {
 			return true
 		}
 		if sc.blocked(i, k, rev, j) {
@@ -155,7 +202,7 @@ func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool)
 		}
 	}
 	for j := i - 2; j >= 0; j-- {
-		if f(move{kind: kind, i: i, j: j, k: k, rev: rev}) {
+		if try(j) {
 			return true
 		}
 		if sc.blocked(i, k, rev, j) {
