@@ -27,6 +27,16 @@
 // Every applied move is confirmed by an exact replay, and Improve verifies
 // its final tour with lazymask.Check.
 //
+// Scans are cheap where most moves are not: the 2-opt and segment scans
+// first test the length change (with the segment's removal gain computed
+// once per segment) and only hand cost-improving moves to the feasibility
+// test; the time-window tables are filled lazily, row by row, as far as
+// they are read; and a scan that meets an infeasible insertion point asks
+// whether every point further away inherits the cause (a time warp between
+// the run and its new neighbours, which further points only lengthen under
+// the triangle inequality; a draft limit under a load that only grows) and
+// then stops.
+//
 // Under first improvement the search keeps a don't-look bit per node and
 // confirms convergence with a full scan, so it ends at a true local optimum
 // of all enabled neighbourhoods. Options.Kicks adds iterated local search:
@@ -38,6 +48,15 @@
 // exactly when the tour is feasible; repair moves are evaluated by replay
 // from the first changed position.
 //
+// ImproveFrom searches from several starting tours of one instance (the
+// eight tours a model decodes under the dihedral transforms, say) and
+// returns the best local optimum, perturbed by the kicks: on the paper's
+// TSPTW-50 easy set, descending from all eight decoded tours lands at a
+// third of the gap that descending from the best one does. OrderTour gives
+// an urgency-ordered start for instances where no decoded tour is
+// feasible.
+//
 //	res, err := localsearch.Improve(inst, tour, localsearch.Options{Kicks: 50, Seed: 1})
 //	// res.Tour, res.StartCost → res.Cost, res.Feasible, res.Check
+//	res, err = localsearch.ImproveFrom(inst, tours, localsearch.Options{Kicks: 10})
 package localsearch
