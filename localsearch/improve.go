@@ -46,12 +46,14 @@ func Improve(inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
 //
 // Repeated tours are searched once. When any start is feasible the
 // infeasible ones are skipped; otherwise each is repaired. The starts are
-// taken best first (feasible before infeasible, then by cost, or by
-// violation), at most Options.MaxStarts of them (0 = all); each descends to
+// taken best first (feasible ones by cost; infeasible ones by excess
+// violation Σ max(0, v − Tol), the measure repair minimises, then cost),
+// at most Options.MaxStarts of them (0 = all); each descends to
 // a local optimum of every neighbourhood, and the best of those is
 // perturbed Options.Kicks times. Result.Start*
-// describe the best start and Result.Starts counts the starts searched;
-// the result is never worse than the best start.
+// describe the best start (Result.StartIndex is its index in starts) and
+// Result.Starts counts the starts searched; the result is never worse than
+// the best start.
 func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, error) {
 	began := time.Now()
 	if inst == nil {
@@ -67,8 +69,10 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 		return Result{}, fmt.Errorf("improve %s: no starting tour", inst.Name)
 	}
 	type cand struct {
-		tour []int
-		chk  lazymask.Result
+		tour   []int
+		chk    lazymask.Result
+		excess float64 // Σ max(0, v − Tol): the measure the search repairs
+		index  int
 	}
 	var cands []cand
 	anyFeasible := false
@@ -84,7 +88,13 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 		if slices.ContainsFunc(cands, func(c cand) bool { return slices.Equal(c.tour, tour) }) {
 			continue
 		}
-		cands = append(cands, cand{tour, chk})
+		ex := 0.0
+		for _, v := range chk.Violation {
+			if v > lazymask.Tol {
+				ex += v - lazymask.Tol
+			}
+		}
+		cands = append(cands, cand{tour, chk, ex, k})
 		anyFeasible = anyFeasible || chk.Feasible
 	}
 	if anyFeasible {
@@ -94,7 +104,7 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 		if a.chk.Feasible {
 			return cmp.Compare(a.chk.Cost, b.chk.Cost)
 		}
-		return cmp.Or(cmp.Compare(a.chk.TotalViolation, b.chk.TotalViolation), cmp.Compare(a.chk.Cost, b.chk.Cost))
+		return cmp.Or(cmp.Compare(a.excess, b.excess), cmp.Compare(a.chk.Cost, b.chk.Cost))
 	})
 	if opt.MaxStarts > 0 && len(cands) > opt.MaxStarts {
 		cands = cands[:opt.MaxStarts]
@@ -102,6 +112,7 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 	start := cands[0].chk
 	res := Result{
 		StartCost: start.Cost, StartViolation: start.TotalViolation, StartFeasible: start.Feasible,
+		StartIndex: cands[0].index,
 	}
 	tours := make([][]int, len(cands))
 	for k, c := range cands {
@@ -213,9 +224,15 @@ func (se *search) run(starts [][]int) []int {
 		if se.budgetHit() {
 			break
 		}
-		se.res.Kicks++
 		st.set(best)
-		if bestKey.excess > 0 || !se.feasibleKick() {
+		if bestKey.excess == 0 && !se.feasibleKick() {
+			// No feasible perturbation in many random tries: the tour is
+			// too tight to move (a random kick would only be repaired
+			// back at great cost), so the kicks end here.
+			break
+		}
+		se.res.Kicks++
+		if bestKey.excess > 0 {
 			st.set(se.kick(best))
 		}
 		for v := range se.dlb {
@@ -328,7 +345,13 @@ func (se *search) scan() (move, bool) {
 		// an infeasible candidate.
 		se.sc.eager = !st.tsptw
 	}
-	se.sc.st, se.sc.need, se.sc.filtered = st, math.Inf(1), 0
+	se.sc.st, se.sc.need, se.sc.filtered, se.sc.expired = st, math.Inf(1), 0, nil
+	if !se.deadline.IsZero() {
+		se.sc.expired = func() bool {
+			se.timeUp = se.timeUp || time.Now().After(se.deadline)
+			return se.timeUp
+		}
+	}
 	if !repair && costFilter {
 		se.sc.need = cur.cost - costEps - st.cost
 	}
@@ -360,7 +383,7 @@ func (se *search) scan() (move, bool) {
 		}
 		if cand.better(best) {
 			best, bestMove, found = cand, m, true
-			if !repair {
+			if !repair && costFilter {
 				se.sc.need = best.cost - costEps - st.cost
 			}
 			return first

@@ -290,9 +290,10 @@ func TestImproveFromIsBestOfStarts(t *testing.T) {
 		in, hidden := randInstance(rng, prob, n, it)
 		starts := [][]int{hidden, perm(rng, n), perm(rng, n), hidden, perm(rng, n)}
 		type run struct {
-			res  Result
-			chk  lazymask.Result
-			tour []int
+			res   Result
+			chk   lazymask.Result
+			tour  []int
+			index int
 		}
 		var runs []run
 		anyFeasible := false
@@ -305,7 +306,7 @@ func TestImproveFromIsBestOfStarts(t *testing.T) {
 				t.Fatal(err)
 			}
 			chk, _ := lazymask.Check(in, s)
-			runs = append(runs, run{r, chk, s})
+			runs = append(runs, run{r, chk, s, k})
 			anyFeasible = anyFeasible || chk.Feasible
 		}
 		if anyFeasible {
@@ -316,7 +317,7 @@ func TestImproveFromIsBestOfStarts(t *testing.T) {
 			if a.chk.Feasible {
 				return cmp.Compare(a.chk.Cost, b.chk.Cost)
 			}
-			return cmp.Or(cmp.Compare(a.chk.TotalViolation, b.chk.TotalViolation), cmp.Compare(a.chk.Cost, b.chk.Cost))
+			return cmp.Or(cmp.Compare(excessOf(a.chk), excessOf(b.chk)), cmp.Compare(a.chk.Cost, b.chk.Cost))
 		})
 		for _, max := range []int{0, 1, 2} {
 			want := runs
@@ -334,7 +335,7 @@ func TestImproveFromIsBestOfStarts(t *testing.T) {
 			if err != nil {
 				t.Fatalf("#%d max %d: %v", it, max, err)
 			}
-			if got.Starts != len(want) || !slices.Equal(got.Tour, want[bestK].res.Tour) ||
+			if got.Starts != len(want) || !slices.Equal(got.Tour, want[bestK].res.Tour) || got.StartIndex != want[0].index ||
 				got.StartCost != want[0].chk.Cost || got.StartFeasible != want[0].chk.Feasible {
 				t.Fatalf("#%d max %d: got %v (%d starts, start cost %v), want %v (%d starts, start cost %v)",
 					it, max, got.Tour, got.Starts, got.StartCost, want[bestK].res.Tour, len(want), want[0].chk.Cost)

@@ -81,6 +81,15 @@ type scanner struct {
 	st       *state
 	need     float64
 	filtered int
+	// expired, when set, is asked every 1024 filtered moves (which the
+	// visitor, and its own deadline check, never sees); true stops the scan.
+	expired func() bool
+}
+
+// skip counts a filtered move and reports whether the scan must stop.
+func (sc *scanner) skip() bool {
+	sc.filtered++
+	return sc.filtered&1023 == 0 && sc.expired != nil && sc.expired()
 }
 
 // filterSlack keeps the filter's arithmetic (summed in another order than
@@ -132,7 +141,9 @@ func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
 				break
 			}
 			if filter && st.delta(move{kind: TwoOpt, i: i, j: j}) >= sc.need+filterSlack {
-				sc.filtered++
+				if sc.skip() {
+					return true
+				}
 				continue
 			}
 			if f(move{kind: TwoOpt, i: i, j: j}) {
@@ -187,8 +198,7 @@ func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool)
 		if filter {
 			u, w := st.tour[j], st.next(j)
 			if rem+st.d(u, sf)+st.d(sl, w)-st.d(u, w) >= sc.need+filterSlack {
-				sc.filtered++
-				return false
+				return sc.skip()
 			}
 		}
 		return f(move{kind: kind, i: i, j: j, k: k, rev: rev})

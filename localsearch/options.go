@@ -91,9 +91,11 @@ type Options struct {
 	// are deterministic for a seed as long as this limit does not bind.
 	TimeLimit time.Duration
 	// Kicks is the number of perturbations tried after the first local
-	// optimum (iterated local search): each moves a few random segments,
-	// descends again (repairing first when needed), and is kept only if it
-	// ends better than the best tour so far.
+	// optimum (iterated local search): each applies up to three random
+	// nearby moves that keep the best tour feasible (or, while no feasible
+	// tour is known, moves random segments), descends again, and is kept
+	// only if it ends better than the best tour so far. The kicks end
+	// early when 200 random tries find no feasible perturbation.
 	Kicks int
 	// MaxStarts bounds how many starting tours ImproveFrom searches (the
 	// best ones); 0 means all.
@@ -178,8 +180,9 @@ type Result struct {
 	// Iterations counts neighbourhood scans; Evaluations counts the moves
 	// evaluated.
 	Iterations, Evaluations int
-	// Starts counts the starting tours searched (ImproveFrom).
-	Starts int
+	// Starts counts the starting tours searched (ImproveFrom);
+	// StartIndex is the index, in the starts given, of the best one.
+	Starts, StartIndex int
 	// Kicks counts perturbations tried; KicksAccepted those that improved
 	// the best tour.
 	Kicks, KicksAccepted int

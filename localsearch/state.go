@@ -74,7 +74,9 @@ func newState(inst *lazymask.Instance) *state {
 		s.revSeg = make([]twSeg, n*n)
 		s.stale = make([]int, n)
 		s.suffix = make([]twSeg, n)
-		s.metric = inst.Dist == nil || triangle(s.dist, n)
+		// The O(n³) test is skipped (the stopping rule left off) for large
+		// explicit matrices.
+		s.metric = inst.Dist == nil || (n <= metricCheckMax && triangle(s.dist, n))
 		s.nodes = make([]twSeg, n)
 		s.nodes[0] = depotSeg()
 		for v := 1; v < n; v++ {
@@ -87,6 +89,10 @@ func newState(inst *lazymask.Instance) *state {
 	}
 	return s
 }
+
+// metricCheckMax is the largest N whose explicit travel-time matrix is
+// tested for the triangle inequality.
+const metricCheckMax = 128
 
 // triangle reports whether d[i][k] ≤ d[i][j] + d[j][k] for all i, j, k.
 func triangle(d []float64, n int) bool {

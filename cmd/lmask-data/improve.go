@@ -40,7 +40,7 @@ func init() {
 			&cli.DurationFlag{Name: "budget", Usage: "wall time per tour (0 = unbounded)"},
 			&cli.IntFlag{Name: "kicks", Usage: "perturbation rounds per tour after the first local optimum"},
 			&cli.BoolFlag{Name: "shuffle", Usage: "randomise the scan order with the seed"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed for --shuffle and --kicks (row r uses seed+r)", Value: 1},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed for --shuffle and --kicks (row r uses seed+r; with --per-instance, instance i uses seed+i)", Value: 1},
 			&cli.BoolFlag{Name: "no-repair", Usage: "leave infeasible tours unchanged"},
 			&cli.IntFlag{Name: "workers", Usage: "parallel workers (0 = number of CPUs)"},
 			&cli.BoolFlag{Name: "per-instance", Usage: "search from all tours of an instance together (e.g. lmask-infer --all-tours output) and write one row per instance: the best tour found"},
@@ -231,15 +231,7 @@ func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, fi
 			errs[k] = fmt.Errorf("%s: instance %d: %w", file, idx, err)
 			return
 		}
-		// The row the best start came from names the source.
-		src := sols[from[0]]
-		for j, t := range starts {
-			if chk, _ := lazymask.Check(in, t); chk.Cost == res.StartCost && chk.Feasible == res.StartFeasible {
-				src = sols[from[j]]
-				break
-			}
-		}
-		s := src
+		s := sols[from[res.StartIndex]] // the row the best start came from
 		s.Tour = res.Tour
 		s.Cost, s.CostOrig = res.Cost, res.Cost*in.Scale
 		s.Feasible, s.Violation, s.ViolatedNodes = res.Feasible, res.Violation, res.Check.ViolatedNodes
