@@ -169,18 +169,23 @@ func improveAll(insts []*lazymask.Instance, sols []datasets.Solution, file strin
 			st.noTour++
 			continue
 		}
-		res := &results[r]
-		st.tours++
-		st.moves += res.Moves
-		st.lsTime += res.Elapsed
-		if res.Repaired {
-			st.repaired++
-		}
-		if res.Moves > 0 {
-			st.improved++
-		}
+		st.add(&results[r], 1, results[r].Moves > 0)
 	}
 	return out, st, nil
+}
+
+// add counts one search over tours starting tours; changed says whether
+// its output differs from its (best) start.
+func (st *improveStats) add(res *localsearch.Result, tours int, changed bool) {
+	st.tours += tours
+	st.moves += res.Moves
+	st.lsTime += res.Elapsed
+	if res.Repaired {
+		st.repaired++
+	}
+	if changed {
+		st.improved++
+	}
 }
 
 // improvePerInstance runs one multi-start search per instance over all its
@@ -200,6 +205,7 @@ func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, fi
 	order := slices.Sorted(maps.Keys(rows))
 	out := make([]datasets.Solution, len(order))
 	results := make([]*localsearch.Result, len(order))
+	changed := make([]bool, len(order)) // output differs from the best start
 	errs := make([]error, len(order))
 	parallel(len(order), workers, func(k int) {
 		idx := order[k]
@@ -238,6 +244,7 @@ func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, fi
 		s.SolveTime += res.Elapsed.Seconds()
 		s.Source += "+ls"
 		out[k], results[k] = s, &res
+		changed[k] = !slices.Equal(res.Tour, starts[res.StartIndex])
 	})
 	for k := range order {
 		if errs[k] != nil {
@@ -248,15 +255,7 @@ func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, fi
 			st.noTour++
 			continue
 		}
-		st.tours += res.Starts
-		st.moves += res.Moves
-		st.lsTime += res.Elapsed
-		if res.Repaired {
-			st.repaired++
-		}
-		if res.Moves > 0 {
-			st.improved++
-		}
+		st.add(res, res.Starts, changed[k])
 	}
 	return out, st, nil
 }
