@@ -2,6 +2,7 @@ package localsearch
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/lmask/lmask/lazymask"
@@ -47,4 +48,48 @@ func benchImprove(b *testing.B, prob lazymask.Problem, n int, opt Options) {
 		moves += res.Moves
 	}
 	b.ReportMetric(float64(moves)/float64(b.N), "moves/op")
+}
+
+// BenchmarkImproveFromTSPTW50 measures one multi-start search per
+// operation: eight feasible starts (the hidden tour of a wide-window
+// TSPTW-50 instance under random feasible relocations), as lmask-infer
+// --improve runs on the eight decoded tours.
+func BenchmarkImproveFromTSPTW50(b *testing.B) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	const pool = 16
+	insts := make([]*lazymask.Instance, pool)
+	starts := make([][][]int, pool)
+	for i := range insts {
+		var hidden []int
+		insts[i], hidden = randTSPTW(rng, 50, euclid, 5)
+		insts[i].Matrix()
+		for s := 0; s < 8; s++ {
+			starts[i] = append(starts[i], relocateFeasibly(rng, insts[i], hidden, 20))
+		}
+	}
+	b.ResetTimer()
+	moves := 0
+	for i := 0; i < b.N; i++ {
+		res, err := ImproveFrom(insts[i%pool], starts[i%pool], Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		moves += res.Moves
+	}
+	b.ReportMetric(float64(moves)/float64(b.N), "moves/op")
+}
+
+// relocateFeasibly returns tour with up to count random single-node
+// relocations, each kept only if the tour stays feasible.
+func relocateFeasibly(rng *rand.Rand, in *lazymask.Instance, tour []int, count int) []int {
+	t := append([]int(nil), tour...)
+	n := len(t)
+	for c := 0; c < count; c++ {
+		i, j := 1+rng.IntN(n-1), 1+rng.IntN(n-1)
+		next := slices.Insert(slices.Delete(append([]int(nil), t...), i, i+1), j, t[i])
+		if r, _ := lazymask.Check(in, next); r.Feasible {
+			t = next
+		}
+	}
+	return t
 }
