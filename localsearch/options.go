@@ -91,7 +91,7 @@ type Options struct {
 	// are deterministic for a seed as long as this limit does not bind.
 	TimeLimit time.Duration
 	// Kicks is the number of perturbations tried after the first local
-	// optimum (iterated local search): each applies up to three random
+	// optimum (iterated local search): each applies up to eight random
 	// nearby moves that keep the best tour feasible (or, while no feasible
 	// tour is known, moves random segments), descends again, and is kept
 	// only if it ends better than the best tour so far. The kicks end
