@@ -184,6 +184,10 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 	}
 	if opt.TimeLimit > 0 {
 		se.deadline = began.Add(opt.TimeLimit)
+		se.sc.expired = func() bool {
+			se.timeUp = se.timeUp || time.Now().After(se.deadline)
+			return se.timeUp
+		}
 	}
 	return se
 }
@@ -345,13 +349,7 @@ func (se *search) scan() (move, bool) {
 		// an infeasible candidate.
 		se.sc.eager = !st.tsptw
 	}
-	se.sc.st, se.sc.need, se.sc.filtered, se.sc.expired = st, math.Inf(1), 0, nil
-	if !se.deadline.IsZero() {
-		se.sc.expired = func() bool {
-			se.timeUp = se.timeUp || time.Now().After(se.deadline)
-			return se.timeUp
-		}
-	}
+	se.sc.st, se.sc.need, se.sc.filtered = st, math.Inf(1), 0
 	if !repair && costFilter {
 		se.sc.need = cur.cost - costEps - st.cost
 	}

@@ -155,11 +155,8 @@ func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
 			if f(move{kind: Swap, i: i, j: j}) {
 				return true
 			}
-			if sc.infeasible || sc.eager {
-				sc.infeasible = false
-				if sc.swapBlocked != nil && sc.swapBlocked(i, j) {
-					break
-				}
+			if sc.ask() && sc.swapBlocked != nil && sc.swapBlocked(i, j) {
+				break
 			}
 		}
 	case Relocate:
@@ -207,7 +204,7 @@ func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool)
 		if try(j) {
 			return true
 		}
-		if sc.blocked(i, k, rev, j) {
+		if sc.ask() && sc.insBlocked != nil && sc.insBlocked(i, k, rev, j) {
 			break
 		}
 	}
@@ -215,18 +212,17 @@ func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool)
 		if try(j) {
 			return true
 		}
-		if sc.blocked(i, k, rev, j) {
+		if sc.ask() && sc.insBlocked != nil && sc.insBlocked(i, k, rev, j) {
 			break
 		}
 	}
 	return false
 }
 
-// blocked consumes the visitor's infeasible flag and asks insBlocked.
-func (sc *scanner) blocked(i, k int, rev bool, j int) bool {
-	if !sc.infeasible && !sc.eager {
-		return false
-	}
+// ask consumes the visitor's infeasible flag and reports whether a
+// blocked test is due (always when eager).
+func (sc *scanner) ask() bool {
+	due := sc.infeasible || sc.eager
 	sc.infeasible = false
-	return sc.insBlocked != nil && sc.insBlocked(i, k, rev, j)
+	return due
 }
