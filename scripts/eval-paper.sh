@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Evaluates shipped models on the paper's own n=50 test sets (../shared) with
 # the paper's protocol: greedy ×8 augmentation, TSL, budgets 100/100/200 (TSPTW
-# easy/medium/hard) and 150 (TSPDL). Prints a markdown table.
+# easy/medium/hard) and 150 (TSPDL), plus its 128 TSPTW-500 hard instances (R = 600)
+# solved with the TSPTW-50 hard model. Prints a markdown table.
 #   scripts/eval-paper.sh [LIMIT] [EXTRA lmask-infer FLAGS...]
-# LIMIT = instances per set (default 10000); LMASK_EVAL_SETS=tsptw50-hard,... picks sets; LMASK_MODELS=DIR
+# LIMIT = instances per set (default 10000); LMASK_EVAL_SETS=tsptw50-hard,tsptw500-hard,... picks sets; LMASK_MODELS=DIR
 # evaluates DIR/<set> instead of models/pretrained/<set>. Imported Parquet copies of the
 # paper's files are cached under out/paper (never committed).
 set -euo pipefail
@@ -14,21 +15,22 @@ src=$shared/datasets/lmask-paper
 if [ ! -d "$src" ]; then echo "eval-paper: $src not found (set LMASK_SHARED); skipping" >&2; exit 0; fi
 mkdir -p out/paper bin
 go build -o bin/ ./cmd/lmask-data ./cmd/lmask-infer
-sets="tsptw:easy:pyvrp:100 tsptw:medium:pyvrp:100 tsptw:hard:pyvrp:200 tspdl:medium:lkh:150 tspdl:hard:lkh:150"
+sets="tsptw:easy:pyvrp:100:50 tsptw:medium:pyvrp:100:50 tsptw:hard:pyvrp:200:50 tspdl:medium:lkh:150:50 tspdl:hard:lkh:150:50 tsptw:hard:pyvrp:600:500"
 echo "| set | model | instances | sol. infeasible | inst. infeasible | obj | gap | time |"
 echo "|---|---|---|---|---|---|---|---|"
 for s in $sets; do
-  IFS=: read -r p h ref budget <<<"$s"
-  model=${LMASK_MODELS:-models/pretrained}/${p}50-$h
+  IFS=: read -r p h ref budget n <<<"$s"
+  model=${LMASK_MODELS:-models/pretrained}/${p}50-$h # the n = 50 model also solves the n = 500 set
   [ -d "$model" ] || continue
-  if [ -n "${LMASK_EVAL_SETS:-}" ] && [[ ",$LMASK_EVAL_SETS," != *",${p}50-$h,"* ]]; then continue; fi
-  inst=out/paper/${p}50-$h.parquet; refs=out/paper/${ref}_50_$h.parquet
-  [ -f "$inst" ] || bin/lmask-data import --in "$src/${p}50_test_${h}_seed2025.npz" --out "$inst" >/dev/null
-  [ -f "$refs" ] || bin/lmask-data import --in "$src/${ref}_50_$h.npz" --instances "$inst" --out "$refs" >/dev/null
-  m=out/paper/metrics-${p}50-$h.json
+  if [ -n "${LMASK_EVAL_SETS:-}" ] && [[ ",$LMASK_EVAL_SETS," != *",${p}$n-$h,"* ]]; then continue; fi
+  inst=out/paper/${p}$n-$h.parquet; refs=out/paper/${ref}_${n}_$h.parquet
+  [ -f "$src/${p}${n}_test_${h}_seed2025.npz" ] || continue
+  [ -f "$inst" ] || bin/lmask-data import --in "$src/${p}${n}_test_${h}_seed2025.npz" --out "$inst" >/dev/null
+  [ -f "$refs" ] || bin/lmask-data import --in "$src/${ref}_${n}_$h.npz" --instances "$inst" --out "$refs" >/dev/null
+  m=out/paper/metrics-${p}$n-$h.json
   bin/lmask-infer --model "$model" --data "$inst" --reference "$refs" --budget "$budget" --limit "$limit" \
-    --out out/paper/sol-${p}50-$h.parquet --metrics-json "$m" "$@" >/dev/null
-  python3 - "$m" "${p^^}-50 $h" "$model" <<'PY'
+    --out out/paper/sol-${p}$n-$h.parquet --metrics-json "$m" "$@" >/dev/null
+  python3 - "$m" "${p^^}-$n $h" "$model" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 f = lambda v, d=2: "n/a" if v is None else f"{100*v:.{d}f}%"
