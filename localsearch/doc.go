@@ -37,9 +37,8 @@
 // the triangle inequality; a draft limit under a load that only grows) and
 // then stops.
 //
-// Under first improvement the search keeps a don't-look bit per node and
-// confirms convergence with a full scan, so it ends at a true local optimum
-// of all enabled neighbourhoods. Options.Kicks adds iterated local search:
+// Each descent ends when a full scan of the enabled neighbourhoods finds no
+// improving move, so it ends at a true local optimum. Options.Kicks adds iterated local search:
 // random nearby feasible moves, a descent, and acceptance only on
 // improvement.
 //

@@ -157,9 +157,7 @@ type search struct {
 	rejected map[move]bool
 	timeUp   bool
 	kinds    []MoveKind
-	lastPos  int    // scan offset: where the last applied move started
-	dlb      []bool // don't-look bit per node
-	useDLB   bool
+	lastPos  int // scan offset: where the last applied move started
 }
 
 func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Result) *search {
@@ -180,7 +178,6 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 		old:      make([]int, inst.N),
 		rejected: map[move]bool{},
 		kinds:    append([]MoveKind(nil), kinds...),
-		dlb:      make([]bool, inst.N),
 	}
 	if opt.TimeLimit > 0 {
 		se.deadline = began.Add(opt.TimeLimit)
@@ -210,9 +207,8 @@ func (se *search) run(starts [][]int) []int {
 			break
 		}
 		st.set(tour)
-		clear(se.dlb)
 		se.lastPos = 0
-		se.descend(true)
+		se.descend()
 		se.res.Starts++
 		if now := (key{st.excess, st.cost}); best == nil || now.better(bestKey) {
 			best, bestKey = append(best[:0], st.tour...), now
@@ -239,11 +235,8 @@ func (se *search) run(starts [][]int) []int {
 		if bestKey.excess > 0 {
 			st.set(se.kick(best))
 		}
-		for v := range se.dlb {
-			se.dlb[v] = true
-		}
-		se.touch(best, st.tour)
-		se.descend(false)
+		se.lastPos = 0
+		se.descend()
 		if now := (key{st.excess, st.cost}); now.better(bestKey) {
 			copy(best, st.tour)
 			bestKey = now
@@ -253,29 +246,7 @@ func (se *search) run(starts [][]int) []int {
 			return best
 		}
 	}
-	// Don't-look bits may have hidden improving moves: confirm a true
-	// local optimum of the best tour.
-	if !se.budgetHit() {
-		st.set(best)
-		se.descend(true)
-		if now := (key{st.excess, st.cost}); now.better(bestKey) {
-			copy(best, st.tour)
-		}
-	}
 	return best
-}
-
-// touch clears the don't-look bits of the nodes at and next to the
-// positions where tours a and b differ.
-func (se *search) touch(a, b []int) {
-	n := len(a)
-	for k := 1; k < n; k++ {
-		if a[k] != b[k] {
-			for q := max(k-1, 1); q <= min(k+1, n-1); q++ {
-				se.dlb[a[q]], se.dlb[b[q]] = false, false
-			}
-		}
-	}
 }
 
 // budgetHit records and reports an exhausted budget.
@@ -295,16 +266,16 @@ func (se *search) budgetHit() bool {
 	return true
 }
 
-// descend applies improving moves until a local optimum or a budget.
-// Under first improvement it uses don't-look bits: a position whose node
-// found no improving move is skipped until a move changes the tour next to
-// it. When exact is set, a pass that finds nothing this way is followed by
-// a full scan, so the search ends at a true local optimum.
-func (se *search) descend(exact bool) {
+// descend applies improving moves until a local optimum or a budget. Each
+// scan starts where the last applied move did and covers the whole
+// neighbourhood, so a scan that finds nothing proves a true local optimum.
+// (Don't-look bits, which skip nodes untouched since their last failed
+// scan, made the descents slower and worse here: in a time-window tour a
+// move anywhere shifts every later arrival, so a bit set earlier hides
+// moves that became feasible, and a confirming full scan was needed anyway.)
+func (se *search) descend() {
 	clear(se.rejected)
 	se.res.Stop = LocalOptimum
-	dlb := !se.opt.BestImprovement
-	se.useDLB = dlb
 	for !se.budgetHit() {
 		se.res.Iterations++
 		m, ok := se.scan()
@@ -313,16 +284,10 @@ func (se *search) descend(exact bool) {
 			return
 		}
 		if !ok {
-			if se.useDLB && exact {
-				se.useDLB = false
-				continue
-			}
 			se.res.Stop = LocalOptimum
 			return
 		}
-		if se.apply(m) {
-			se.useDLB = dlb
-		}
+		se.apply(m)
 	}
 }
 
@@ -388,21 +353,14 @@ func (se *search) scan() (move, bool) {
 		}
 		return false
 	}
-	var skip func(int) bool
-	var done func(int)
-	if se.useDLB && first && !repair {
-		skip = func(i int) bool { return se.dlb[st.tour[i]] }
-		done = func(i int) { se.dlb[st.tour[i]] = true }
-	}
-	se.sc.scan(kinds, offset, skip, done, visit)
+	se.sc.scan(kinds, offset, visit)
 	se.res.Evaluations += evals + se.sc.filtered
 	return bestMove, found && !se.timeUp
 }
 
 // apply makes m the current tour after an exact replay confirms that it
-// improves the (excess, cost) key, and reports whether it did; otherwise m
-// is rejected for this tour.
-func (se *search) apply(m move) bool {
+// improves the (excess, cost) key; otherwise m is rejected for this tour.
+func (se *search) apply(m move) {
 	st := se.st
 	before := key{st.excess, st.cost}
 	copy(se.old, st.tour)
@@ -411,14 +369,12 @@ func (se *search) apply(m move) bool {
 	if !(key{st.excess, st.cost}).better(before) {
 		st.update(se.old, false)
 		se.rejected[m] = true
-		return false
+		return
 	}
-	se.touch(se.old, st.tour)
 	clear(se.rejected)
 	se.lastPos = m.i - 1
 	se.res.Moves++
 	se.res.MovesByKind[m.kind]++
-	return true
 }
 
 // kickReach bounds how far a random kick move reaches (in positions) and

@@ -99,14 +99,13 @@ const filterSlack = 1e-9
 // each calls f for every move of kind, starting the outer position loop at
 // offset (rotated), until f returns true; it reports whether f stopped it.
 func (sc *scanner) each(kind MoveKind, offset int, f func(move) bool) bool {
-	return sc.scan([]MoveKind{kind}, offset, nil, nil, f)
+	return sc.scan([]MoveKind{kind}, offset, f)
 }
 
 // scan calls f for every move of the kinds, grouped by the position i the
 // move starts at (rotated by offset), until f returns true; it reports
-// whether f stopped it. Positions for which skip returns true are passed
-// over; done is called for each position whose moves were all visited.
-func (sc *scanner) scan(kinds []MoveKind, offset int, skip func(i int) bool, done func(i int), f func(move) bool) bool {
+// whether f stopped it.
+func (sc *scanner) scan(kinds []MoveKind, offset int, f func(move) bool) bool {
 	n := sc.n
 	if n < 3 {
 		return false
@@ -114,16 +113,10 @@ func (sc *scanner) scan(kinds []MoveKind, offset int, skip func(i int) bool, don
 	span := n - 1 // positions 1..n−1
 	for a := 0; a < span; a++ {
 		i := 1 + (a+offset)%span
-		if skip != nil && skip(i) {
-			continue
-		}
 		for _, kind := range kinds {
 			if sc.one(kind, i, f) {
 				return true
 			}
-		}
-		if done != nil {
-			done(i)
 		}
 	}
 	return false

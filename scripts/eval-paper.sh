@@ -35,6 +35,8 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 f = lambda v, d=2: "n/a" if v is None else f"{100*v:.{d}f}%"
 o = m.get("obj")
-print(f"| {sys.argv[2]} | {sys.argv[3].split('/')[-1]} | {m.get('instances')} | {f(m.get('sol_infeasible'))} | {f(m.get('inst_infeasible'))} | {'n/a' if o is None else f'{o:.4f}'} | {f(m.get('gap'), 3)} | {m.get('seconds'):.1f} s |")
+t = m.get("timing", {})
+split = f" (network {t['solve_wall']:.1f} s + local search {t['local_search']:.1f} s)" if t.get("local_search") else ""
+print(f"| {sys.argv[2]} | {sys.argv[3].split('/')[-1]} | {m.get('instances')} | {f(m.get('sol_infeasible'))} | {f(m.get('inst_infeasible'))} | {'n/a' if o is None else f'{o:.4f}'} | {f(m.get('gap'), 3)} | {m.get('seconds'):.1f} s{split} |")
 PY
 done

@@ -58,8 +58,11 @@ type Config struct {
 	// REINFORCE): each iteration, every instance's best sample is improved
 	// by local search with GuideKicks perturbations, and β times the
 	// improved tour's log-likelihood under the policy joins the objective.
-	Guide      float64 `json:"guide,omitempty"`
-	GuideKicks int     `json:"guide_kicks,omitempty"`
+	// GuideStarts > 1 descends from that many of the instance's best
+	// distinct samples instead (localsearch.ImproveFrom) and keeps the best.
+	Guide       float64 `json:"guide,omitempty"`
+	GuideKicks  int     `json:"guide_kicks,omitempty"`
+	GuideStarts int     `json:"guide_starts,omitempty"`
 
 	// ValFile is a Parquet instances file for validation (empty: none);
 	// ValEvery the validation period in steps; ValBudget the test-semantics
@@ -221,6 +224,8 @@ func (c *Config) Validate() error {
 		return bad("guide", c.Guide, "must be ≥ 0 and finite (0: no local-search guidance)")
 	case c.GuideKicks < 0:
 		return bad("guide_kicks", c.GuideKicks, "must be ≥ 0")
+	case c.GuideStarts < 0:
+		return bad("guide_starts", c.GuideStarts, "must be ≥ 0 (0 or 1: the best sample only)")
 	case c.ValEvery < 0:
 		return bad("val_every", c.ValEvery, "must be ≥ 0")
 	case c.ValBudget < lazymask.Unlimited:

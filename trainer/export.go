@@ -118,7 +118,11 @@ func ModelCard(st State) []byte {
 	row("penalty", penaltyText(c))
 	row("entropy λ", c.Entropy)
 	if c.Guide > 0 {
-		row("local-search guidance", fmt.Sprintf("β = %g: each instance's best sample improved by local search (%d kicks); β × its log-likelihood joins the objective", c.Guide, c.GuideKicks))
+		from := "each instance's best sample improved"
+		if c.GuideStarts > 1 {
+			from = fmt.Sprintf("each instance's %d best distinct samples improved (best result kept)", c.GuideStarts)
+		}
+		row("local-search guidance", fmt.Sprintf("β = %g: %s by local search (%d kicks); β × its log-likelihood joins the objective", c.Guide, from, c.GuideKicks))
 	}
 	row("wall time", (time.Duration(st.WallSeconds * float64(time.Second))).Round(time.Second).String())
 	row("hardware", st.Hardware)

@@ -22,7 +22,8 @@ type GuideStats struct {
 }
 
 // guideTours improves, for every instance, its best sample (feasible
-// first, then shortest) by local search with kicks, and returns the
+// first, then shortest; or its cfg.GuideStarts best distinct samples, the
+// best result kept) by local search with kicks, and returns the
 // replayed steps of each improved tour (nil where the search found no
 // feasible tour or the tour does not replay under the run's masks). The
 // instances are searched in parallel; the result depends only on seed.
@@ -42,8 +43,21 @@ func guideTours(insts []*lazymask.Instance, trajs []lazymask.Trajectory, samples
 		go func() {
 			defer wg.Done()
 			for b := range next {
-				best := bestSample(trajs[b*samples : (b+1)*samples])
-				res, err := localsearch.Improve(insts[b], best.Tour, localsearch.Options{Kicks: cfg.GuideKicks, Seed: seed ^ uint64(b)*guideSeedMix})
+				own := trajs[b*samples : (b+1)*samples]
+				best := bestSample(own)
+				opt := localsearch.Options{Kicks: cfg.GuideKicks, Seed: seed ^ uint64(b)*guideSeedMix}
+				var res localsearch.Result
+				var err error
+				if cfg.GuideStarts > 1 {
+					starts := make([][]int, len(own))
+					for p := range own {
+						starts[p] = own[p].Tour
+					}
+					opt.MaxStarts = cfg.GuideStarts
+					res, err = localsearch.ImproveFrom(insts[b], starts, opt)
+				} else {
+					res, err = localsearch.Improve(insts[b], best.Tour, opt)
+				}
 				if err != nil {
 					errs[b] = fmt.Errorf("guide: instance %d: %w", b, err)
 					continue

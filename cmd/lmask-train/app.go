@@ -57,6 +57,7 @@ func trainFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "node-penalty", Value: 1, Usage: "ρ_n, penalty per violated node"},
 		&cli.Float64Flag{Name: "guide", Usage: "β: weight of a local-search imitation term (each instance's best sample improved by local search; 0: plain REINFORCE)"},
 		&cli.IntFlag{Name: "guide-kicks", Value: 10, Usage: "perturbations of the guiding local search (with --guide)"},
+		&cli.IntFlag{Name: "guide-starts", Value: 1, Usage: "distinct samples per instance the guiding local search starts from, best kept (with --guide)"},
 		&cli.StringFlag{Name: "val", Usage: "validation set (Parquet instances file)"},
 		&cli.StringFlag{Name: "val-ref", Usage: "reference solutions of the validation set (Parquet), for the gap"},
 		&cli.IntFlag{Name: "val-every", Value: 100, Usage: "validate every K steps (0: only at the end)"},
@@ -113,7 +114,7 @@ func configFromFlags(c *cli.Context) (trainer.Config, error) {
 	cfg.PenaltyMax, cfg.PenaltyEvery = c.Float64("penalty-max"), c.Int("penalty-every")
 	cfg.NodePenalty = c.Float64("node-penalty")
 	if cfg.Guide = c.Float64("guide"); cfg.Guide > 0 {
-		cfg.GuideKicks = c.Int("guide-kicks")
+		cfg.GuideKicks, cfg.GuideStarts = c.Int("guide-kicks"), c.Int("guide-starts")
 	}
 	if v := c.String("val"); v != "" {
 		abs, err := filepath.Abs(v)
