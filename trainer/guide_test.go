@@ -28,22 +28,30 @@ func TestBestSample(t *testing.T) {
 	}
 }
 
-func TestGuideTours_ImproveAndReplay(t *testing.T) {
-	gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: lazymask.TSPTW, N: 12, Hardness: "easy", Seed: 3})
+// randomSamples generates count TSPTW-n easy instances and decodes samples
+// Random-L trajectories of each, recorded under the default config's budget.
+func randomSamples(t *testing.T, n, count, samples int, genSeed, decSeed uint64) ([]*lazymask.Instance, []lazymask.Trajectory, Config) {
+	t.Helper()
+	gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: lazymask.TSPTW, N: n, Hardness: "easy", Seed: genSeed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	insts := make([]*lazymask.Instance, 4)
+	insts := make([]*lazymask.Instance, count)
 	for i := range insts {
 		insts[i], _ = gen.Next()
 	}
-	const samples = 3
-	cfg := DefaultConfig("tsptw", 12, "easy")
-	cfg.GuideKicks = 5
-	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, samples, lazymask.Config{Budget: cfg.Budget, Semantics: lazymask.Train, Seed: 5, Record: true})
+	cfg := DefaultConfig("tsptw", n, "easy")
+	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, samples, lazymask.Config{Budget: cfg.Budget, Semantics: lazymask.Train, Seed: decSeed, Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return insts, trajs, cfg
+}
+
+func TestGuideTours_ImproveAndReplay(t *testing.T) {
+	const samples = 3
+	insts, trajs, cfg := randomSamples(t, 12, 4, samples, 3, 5)
+	cfg.GuideKicks = 5
 	guides, st, err := guideTours(insts, trajs, samples, &cfg, 77)
 	if err != nil {
 		t.Fatal(err)
@@ -168,21 +176,9 @@ func TestTrainer_GraphTime(t *testing.T) {
 // never worse than the single-start guide (whose descent it includes) and is
 // better on some instance.
 func TestGuideTours_MultiStart(t *testing.T) {
-	gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: lazymask.TSPTW, N: 20, Hardness: "easy", Seed: 11})
-	if err != nil {
-		t.Fatal(err)
-	}
-	insts := make([]*lazymask.Instance, 8)
-	for i := range insts {
-		insts[i], _ = gen.Next()
-	}
 	const samples = 8
-	cfg := DefaultConfig("tsptw", 20, "easy")
+	insts, trajs, cfg := randomSamples(t, 20, 8, samples, 11, 9)
 	cfg.GuideKicks = 0
-	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, samples, lazymask.Config{Budget: cfg.Budget, Semantics: lazymask.Train, Seed: 9, Record: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	one, _, err := guideTours(insts, trajs, samples, &cfg, 5)
 	if err != nil {
 		t.Fatal(err)
