@@ -37,8 +37,9 @@
 // the triangle inequality; a draft limit under a load that only grows) and
 // then stops.
 //
-// Each descent ends when a full scan of the enabled neighbourhoods finds no
-// improving move, so it ends at a true local optimum. Options.Kicks adds iterated local search:
+// Each descent stops when a full scan of the enabled neighbourhoods finds
+// no improving move (a true local optimum) or a budget runs out.
+// Options.Kicks adds iterated local search:
 // random nearby feasible moves, a descent, and acceptance only on
 // improvement.
 //

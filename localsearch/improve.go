@@ -267,12 +267,13 @@ func (se *search) budgetHit() bool {
 }
 
 // descend applies improving moves until a local optimum or a budget. Each
-// scan starts where the last applied move did and covers the whole
-// neighbourhood, so a scan that finds nothing proves a true local optimum.
-// (Don't-look bits, which skip nodes untouched since their last failed
-// scan, made the descents slower and worse here: in a time-window tour a
-// move anywhere shifts every later arrival, so a bit set earlier hides
-// moves that became feasible, and a confirming full scan was needed anyway.)
+// scan covers the whole neighbourhood (starting where the last applied move
+// did, or at a random position under Options.Shuffle), so a scan that finds
+// nothing proves a true local optimum. There are no don't-look bits: in a
+// time-window tour a move anywhere shifts every later arrival, so a bit set
+// earlier hides moves that became feasible; with bits the descents from the
+// decoded tours needed a confirming full scan anyway and cost more, and the
+// descents after kicks stopped short of local optima (worse per second).
 func (se *search) descend() {
 	clear(se.rejected)
 	se.res.Stop = LocalOptimum

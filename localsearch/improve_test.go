@@ -41,7 +41,7 @@ func TestImproveIsLocalOptimum(t *testing.T) {
 			if it%2 == 1 {
 				start = perm(rng, n)
 			}
-			opt := Options{BestImprovement: it%4 >= 2, Shuffle: it%3 == 0, Seed: uint64(it)}
+			opt := Options{BestImprovement: it%4 >= 2, Shuffle: it%3 == 0, Seed: uint64(it), Kicks: it % 5}
 			res, err := Improve(in, start, opt)
 			if err != nil {
 				t.Fatalf("%v #%d: %v", prob, it, err)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Evaluates shipped models on the paper's own n=50 test sets (../shared) with
+# Evaluates shipped models on the paper's own test sets (../shared) with
 # the paper's protocol: greedy ×8 augmentation, TSL, budgets 100/100/200 (TSPTW
 # easy/medium/hard) and 150 (TSPDL), plus its 128 TSPTW-500 hard instances (R = 600)
 # solved with the TSPTW-50 hard model. Prints a markdown table.
 #   scripts/eval-paper.sh [LIMIT] [EXTRA lmask-infer FLAGS...]
 # LIMIT = instances per set (default 10000); LMASK_EVAL_SETS=tsptw50-hard,tsptw500-hard,... picks sets; LMASK_MODELS=DIR
-# evaluates DIR/<set> instead of models/pretrained/<set>. Imported Parquet copies of the
+# evaluates DIR/<problem>50-<hardness> instead of models/pretrained/<problem>50-<hardness>. Imported Parquet copies of the
 # paper's files are cached under out/paper (never committed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,9 @@ for s in $sets; do
   [ -d "$model" ] || continue
   if [ -n "${LMASK_EVAL_SETS:-}" ] && [[ ",$LMASK_EVAL_SETS," != *",${p}$n-$h,"* ]]; then continue; fi
   inst=out/paper/${p}$n-$h.parquet; refs=out/paper/${ref}_${n}_$h.parquet
-  [ -f "$src/${p}${n}_test_${h}_seed2025.npz" ] || continue
+  for f in "$src/${p}${n}_test_${h}_seed2025.npz" "$src/${ref}_${n}_$h.npz"; do
+    [ -f "$f" ] || { echo "eval-paper: $f not found; skipping ${p}$n-$h" >&2; continue 2; }
+  done
   [ -f "$inst" ] || bin/lmask-data import --in "$src/${p}${n}_test_${h}_seed2025.npz" --out "$inst" >/dev/null
   [ -f "$refs" ] || bin/lmask-data import --in "$src/${ref}_${n}_$h.npz" --instances "$inst" --out "$refs" >/dev/null
   m=out/paper/metrics-${p}$n-$h.json

@@ -224,8 +224,8 @@ func (c *Config) Validate() error {
 		return bad("guide", c.Guide, "must be ≥ 0 and finite (0: no local-search guidance)")
 	case c.GuideKicks < 0:
 		return bad("guide_kicks", c.GuideKicks, "must be ≥ 0")
-	case c.GuideStarts < 0:
-		return bad("guide_starts", c.GuideStarts, "must be ≥ 0 (0 or 1: the best sample only)")
+	case c.GuideStarts < 0 || c.GuideStarts > c.Samples:
+		return bad("guide_starts", c.GuideStarts, fmt.Sprintf("must be between 0 and the samples per instance (%d); 0 or 1: the best sample only", c.Samples))
 	case c.ValEvery < 0:
 		return bad("val_every", c.ValEvery, "must be ≥ 0")
 	case c.ValBudget < lazymask.Unlimited:

@@ -118,11 +118,11 @@ func ModelCard(st State) []byte {
 	row("penalty", penaltyText(c))
 	row("entropy λ", c.Entropy)
 	if c.Guide > 0 {
-		from := "each instance's best sample improved"
+		how := fmt.Sprintf("each instance's best sample improved by local search (%d kicks)", c.GuideKicks)
 		if c.GuideStarts > 1 {
-			from = fmt.Sprintf("each instance's %d best distinct samples improved (best result kept)", c.GuideStarts)
+			how = fmt.Sprintf("local search from each instance's %d best distinct samples (at most), the best local optimum then kicked %d times", c.GuideStarts, c.GuideKicks)
 		}
-		row("local-search guidance", fmt.Sprintf("β = %g: %s by local search (%d kicks); β × its log-likelihood joins the objective", c.Guide, from, c.GuideKicks))
+		row("local-search guidance", fmt.Sprintf("β = %g: %s; β × the resulting tour's log-likelihood joins the objective", c.Guide, how))
 	}
 	row("wall time", (time.Duration(st.WallSeconds * float64(time.Second))).Round(time.Second).String())
 	row("hardware", st.Hardware)
