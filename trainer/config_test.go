@@ -41,6 +41,7 @@ func TestConfig_ValidateNamesField(t *testing.T) {
 		{"heads", func(c *Config) { c.Model.Heads = 3 }, "heads"},
 		{"growth", func(c *Config) { c.PenaltyGrowth = 0 }, "penalty_growth"},
 		{"lookahead", func(c *Config) { c.Lookahead = "l3" }, "lookahead"},
+		{"guide starts", func(c *Config) { c.Guide, c.GuideStarts = 1, c.Samples+1 }, "guide_starts"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
