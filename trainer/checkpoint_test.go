@@ -167,3 +167,21 @@ func TestReplayBatch_Fill(t *testing.T) {
 		t.Error("1 trajectory for 1×2 batch: no error")
 	}
 }
+
+func TestJoinStages(t *testing.T) {
+	a := []Record{{Kind: KindVal, Step: 0}, {Kind: KindTrain, Step: 1}, {Kind: KindTrain, Step: 2}, {Kind: KindVal, Step: 2}}
+	b := []Record{{Kind: KindVal, Step: 0}, {Kind: KindTrain, Step: 1}, {Kind: KindTrain, Step: 3}}
+	got := JoinStages(a, b)
+	want := []int{0, 1, 2, 2, 2, 3, 5}
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i, r := range got {
+		if r.Step != want[i] {
+			t.Errorf("record %d: step %d, want %d", i, r.Step, want[i])
+		}
+	}
+	if a[1].Step != 1 || b[2].Step != 3 {
+		t.Error("JoinStages changed its input")
+	}
+}

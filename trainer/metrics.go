@@ -85,22 +85,11 @@ type MetricsLog struct {
 func OpenMetricsLog(dir string, keepUpTo int) (*MetricsLog, error) {
 	l := &MetricsLog{path: filepath.Join(dir, MetricsFile)}
 	if keepUpTo >= 0 {
-		raw, err := os.ReadFile(l.path)
+		recs, err := parseMetrics(l.path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("metrics log: %w", err)
+			return nil, err
 		}
-		sc := bufio.NewScanner(bytes.NewReader(raw))
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		line := 0
-		for sc.Scan() {
-			line++
-			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-				continue
-			}
-			var r Record
-			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-				return nil, fmt.Errorf("metrics log %s line %d: %w", l.path, line, err)
-			}
+		for _, r := range recs {
 			if r.Step <= keepUpTo {
 				l.records = append(l.records, r)
 			}
@@ -110,6 +99,58 @@ func OpenMetricsLog(dir string, keepUpTo int) (*MetricsLog, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// ReadMetrics returns the records of the run directory dir (or of a
+// metrics file named directly), without changing it.
+func ReadMetrics(dir string) ([]Record, error) {
+	path := dir
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		path = filepath.Join(dir, MetricsFile)
+	}
+	return parseMetrics(path)
+}
+
+// parseMetrics reads a metrics log; errors name the file (and the line).
+func parseMetrics(path string) ([]Record, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("metrics log: %w", err)
+	}
+	var recs []Record
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("metrics log %s line %d: %w", path, line, err)
+		}
+		recs = append(recs, r)
+	}
+	return recs, sc.Err()
+}
+
+// JoinStages concatenates the records of training stages run one after
+// the other (a warm start continues a run under a new step counter): the
+// steps of each stage are shifted past the last step of the stages before.
+func JoinStages(stages ...[]Record) []Record {
+	var out []Record
+	off := 0
+	for _, recs := range stages {
+		last := 0
+		for _, r := range recs {
+			last = max(last, r.Step)
+			r.Step += off
+			out = append(out, r)
+		}
+		off += last
+	}
+	return out
 }
 
 // rewrite writes all kept records to the file atomically.

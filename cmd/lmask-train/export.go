@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -28,6 +29,45 @@ func exportCommand(stdout io.Writer) *cli.Command {
 			}
 			fmt.Fprintf(stdout, "exported %s-%d model (layers %d, d_model %d, heads %d, ffn %d, rie %v) to %s\n",
 				mc.Problem, mc.TrainSize, mc.Layers, mc.DModel, mc.Heads, mc.FFN, mc.RIE, c.String("out"))
+			return nil
+		},
+	}
+}
+
+// curveCommand draws the training curve of one run, or of several training
+// stages (warm starts) joined one after the other.
+func curveCommand(stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "curve",
+		Usage:     "draw the training curve of one or more runs (stages joined in order) as an SVG picture",
+		UsageText: "lmask-train curve --out curve.svg RUNDIR [RUNDIR...]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Required: true, Usage: "SVG file to write"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return fmt.Errorf("curve: name at least one run directory (or metrics.jsonl file)")
+			}
+			var stages [][]trainer.Record
+			for _, dir := range c.Args().Slice() {
+				recs, err := trainer.ReadMetrics(dir)
+				if err != nil {
+					return err
+				}
+				if len(recs) == 0 {
+					return fmt.Errorf("curve: %s holds no metrics records", dir)
+				}
+				stages = append(stages, recs)
+			}
+			recs := trainer.JoinStages(stages...)
+			svg, err := trainer.RenderCurve(recs)
+			if err != nil {
+				return err
+			}
+			if err := atomicfile.WriteFile(c.String("out"), svg); err != nil {
+				return fmt.Errorf("curve: %w", err)
+			}
+			fmt.Fprintf(stdout, "wrote %s (%d stages, %d steps)\n", c.String("out"), len(stages), recs[len(recs)-1].Step)
 			return nil
 		},
 	}

@@ -79,6 +79,23 @@ func TestRun_TrainResumeExport(t *testing.T) {
 	if err != nil || wk.Step != 0 || wk.Config.Warm == nil || wk.Config.Warm.Step != 6 || wk.InstancesSeen != ck.InstancesSeen {
 		t.Fatalf("warm checkpoint %+v %v", wk, err)
 	}
+	// The curve of both stages, joined: the resumed run's 6 steps, then the
+	// warm start's (none).
+	svg := filepath.Join(dir, "stages.svg")
+	stdout.Reset()
+	if err := run(context.Background(), []string{"lmask-train", "curve", "--out", svg, out, warm}, &stdout, &stderr); err != nil {
+		t.Fatalf("curve: %v", err)
+	}
+	if pic, err := os.ReadFile(svg); err != nil || !strings.Contains(string(pic), "<svg") || !strings.Contains(stdout.String(), "2 stages, 6 steps") {
+		t.Errorf("curve: %v, stdout %q", err, stdout.String())
+	}
+	missing := filepath.Join(dir, "no-such-run")
+	if err := run(context.Background(), []string{"lmask-train", "curve", "--out", filepath.Join(dir, "x.svg"), out, missing}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("curve of a missing run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.svg")); err == nil {
+		t.Error("failed curve command left a file behind")
+	}
 	neg := append(slices.Clone(base), "--out", filepath.Join(dir, "neg"), "--time-limit", "-1s")
 	if err := run(context.Background(), neg, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "time-limit") {
 		t.Errorf("negative --time-limit: %v", err)
