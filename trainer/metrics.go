@@ -132,7 +132,10 @@ func parseMetrics(path string) ([]Record, error) {
 		}
 		recs = append(recs, r)
 	}
-	return recs, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("metrics log %s after line %d: %w", path, line, err)
+	}
+	return recs, nil
 }
 
 // JoinStages concatenates the records of training stages run one after
