@@ -91,8 +91,8 @@ type Options struct {
 	// are deterministic for a seed as long as this limit does not bind.
 	TimeLimit time.Duration
 	// Kicks is the number of perturbations tried after the first local
-	// optimum (iterated local search): each applies up to eight random
-	// nearby moves that keep the best tour feasible (or, while no feasible
+	// optimum (iterated local search): each applies up to 20 (TSPTW) or 12
+	// (TSPDL) random nearby moves that keep the best tour feasible (or, while no feasible
 	// tour is known, moves random segments), descends again, and is kept
 	// only if it ends better than the best tour so far. The kicks end
 	// early when 200 random tries find no feasible perturbation.

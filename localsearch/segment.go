@@ -1,9 +1,6 @@
 package localsearch
 
-import (
-	"math"
-	"math/bits"
-)
+import "math/bits"
 
 // twSeg is the time-window data of a sequence of nodes, in the time-warp
 // form of Savelsbergh and Vidal et al.: the duration (travel, waiting and
@@ -61,7 +58,7 @@ func (r *rangeMin) build(v []float64) {
 		prev := r.levels[k-1]
 		cur := r.levels[k][:0]
 		for i := 0; i+w <= n; i++ {
-			cur = append(cur, math.Min(prev[i], prev[i+w/2]))
+			cur = append(cur, min(prev[i], prev[i+w/2]))
 		}
 		r.levels[k] = cur
 		k++
@@ -69,11 +66,28 @@ func (r *rangeMin) build(v []float64) {
 	r.levels = r.levels[:k]
 }
 
+// rebuild brings a table built for a slice of the same length up to date
+// after v changed at positions lo..hi only.
+func (r *rangeMin) rebuild(v []float64, lo, hi int) {
+	n := len(v)
+	copy(r.levels[0][lo:hi+1], v[lo:hi+1])
+	w := 1
+	for k := 1; k < len(r.levels); k++ {
+		half := w
+		w *= 2
+		prev, cur := r.levels[k-1], r.levels[k]
+		// Entry i covers i..i+w−1: it changed when that overlaps lo..hi.
+		for i := max(0, lo-w+1); i <= min(hi, n-w); i++ {
+			cur[i] = min(prev[i], prev[i+half])
+		}
+	}
+}
+
 // min returns the minimum of v[i..j] (inclusive, i ≤ j).
 func (r *rangeMin) min(i, j int) float64 {
 	k := log2(j - i + 1)
 	lv := r.levels[k]
-	return math.Min(lv[i], lv[j-(1<<k)+1])
+	return min(lv[i], lv[j-(1<<k)+1])
 }
 
 // log2 is ⌊log₂ x⌋ for x ≥ 1.

@@ -135,13 +135,18 @@ func (s *state) update(tour []int, full bool) {
 	}
 	copy(s.tour, tour)
 	t := s.tour
+	if full {
+		lo = 0
+	}
+	// Before position lo the tour is unchanged, and so are the prefix sums
+	// (added in the same order).
 	s.fwdCost[0], s.bwdCost[0] = 0, 0
-	for k := 1; k < n; k++ {
+	for k := max(lo, 1); k < n; k++ {
 		s.fwdCost[k] = s.fwdCost[k-1] + s.d(t[k-1], t[k])
 		s.bwdCost[k] = s.bwdCost[k-1] + s.d(t[k], t[k-1])
 	}
 	s.cost = s.fwdCost[n-1] + s.d(t[n-1], 0)
-	s.replayPrefix()
+	s.replayPrefix(lo)
 	if s.tsptw {
 		// Runs i..j with j < lo or i > hi are unchanged; the rest is
 		// recomputed when first read.
@@ -155,16 +160,36 @@ func (s *state) update(tour []int, full bool) {
 		return
 	}
 	in := s.inst
-	s.load[0] = 0
-	s.bufFwd[0], s.bufRev[0] = math.Inf(1), math.Inf(1)
-	for k := 1; k < n; k++ {
+	if full {
+		s.load[0] = 0
+		s.bufFwd[0], s.bufRev[0] = math.Inf(1), math.Inf(1)
+		for k := 1; k < n; k++ {
+			v := t[k]
+			s.load[k] = s.load[k-1] + in.Demand[v]
+			s.bufFwd[k] = in.Draft[v] - s.load[k]
+			s.bufRev[k] = in.Draft[v] + s.load[k-1]
+		}
+		s.slackFwd.build(s.bufFwd)
+		s.slackRev.build(s.bufRev)
+		return
+	}
+	// Only positions lo..hi changed their nodes, so the loads before lo
+	// are unchanged; after hi they hold the same sums, added in another
+	// order, so they are recomputed and the range-minimum tables rebuilt
+	// up to the last slack that changed (rounding may differ).
+	lo = max(lo, 1)
+	last := hi
+	for k := lo; k < n; k++ {
 		v := t[k]
 		s.load[k] = s.load[k-1] + in.Demand[v]
-		s.bufFwd[k] = in.Draft[v] - s.load[k]
-		s.bufRev[k] = in.Draft[v] + s.load[k-1]
+		f, r := in.Draft[v]-s.load[k], in.Draft[v]+s.load[k-1]
+		if f != s.bufFwd[k] || r != s.bufRev[k] {
+			last = max(last, k)
+		}
+		s.bufFwd[k], s.bufRev[k] = f, r
 	}
-	s.slackFwd.build(s.bufFwd)
-	s.slackRev.build(s.bufRev)
+	s.slackFwd.rebuild(s.bufFwd, lo, last)
+	s.slackRev.rebuild(s.bufRev, lo, last)
 }
 
 // fill brings row i of the time-window tables up to date through column
@@ -201,13 +226,19 @@ func (s *state) rseg(i, j int) twSeg {
 	return s.revSeg[i*s.n+j]
 }
 
-// replayPrefix recomputes the replay prefixes of the current tour with the
-// same arithmetic as lazymask.Check.
-func (s *state) replayPrefix() {
+// replayPrefix recomputes the replay prefixes of the current tour from
+// position lo on (those before it are up to date) with the same arithmetic
+// as lazymask.Check.
+func (s *state) replayPrefix(lo int) {
 	in := s.inst
-	t, load, ex := 0.0, 0.0, 0.0
+	lo = max(lo, 1)
+	t, ex := s.preTime[lo-1], s.preExcess[lo-1]
+	load := 0.0
+	if !s.tsptw {
+		load = s.load[lo-1] // the same sum, added in the same order
+	}
 	s.preTime[0], s.preExcess[0] = 0, 0
-	for k := 1; k < s.n; k++ {
+	for k := lo; k < s.n; k++ {
 		cur := s.tour[k]
 		var v float64
 		if s.tsptw {

@@ -135,6 +135,36 @@ func TestRangeMin(t *testing.T) {
 	}
 }
 
+// TestRangeMinRebuild changes random runs of a slice and checks that the
+// partial rebuild leaves the same table as a full build.
+func TestRangeMinRebuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for n := 1; n <= 40; n++ {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		var inc, full rangeMin
+		inc.build(v)
+		for step := 0; step < 20; step++ {
+			lo := rng.IntN(n)
+			hi := lo + rng.IntN(n-lo)
+			for i := lo; i <= hi; i++ {
+				v[i] = rng.NormFloat64()
+			}
+			inc.rebuild(v, lo, hi)
+			full.build(v)
+			if !sameLevels(inc, full) {
+				t.Fatalf("n=%d step %d: rebuild of %d..%d differs from a full build", n, step, lo, hi)
+			}
+		}
+	}
+}
+
+func sameLevels(a, b rangeMin) bool {
+	return slices.EqualFunc(a.levels, b.levels, func(x, y []float64) bool { return slices.Equal(x, y) })
+}
+
 // pathCost is the closed length, from the pieces, of the tour the pieces describe.
 func (s *state) pathCost(ps []piece) float64 {
 	c := 0.0
@@ -190,7 +220,8 @@ func TestIncrementalUpdate(t *testing.T) {
 				}
 			}
 			if !slices.Equal(inc.fwdSeg, full.fwdSeg) || !slices.Equal(inc.revSeg, full.revSeg) ||
-				!slices.Equal(inc.suffix, full.suffix) || !slices.Equal(inc.load, full.load) || inc.cost != full.cost || inc.excess != full.excess {
+				!slices.Equal(inc.suffix, full.suffix) || !slices.Equal(inc.load, full.load) || inc.cost != full.cost || inc.excess != full.excess ||
+				!sameLevels(inc.slackFwd, full.slackFwd) || !sameLevels(inc.slackRev, full.slackRev) {
 				t.Fatalf("instance %d step %d (%+v): incremental tables differ from a rebuild", it, step, m)
 			}
 		}
