@@ -221,7 +221,9 @@ func TestIncrementalUpdate(t *testing.T) {
 			}
 			if !slices.Equal(inc.fwdSeg, full.fwdSeg) || !slices.Equal(inc.revSeg, full.revSeg) ||
 				!slices.Equal(inc.suffix, full.suffix) || !slices.Equal(inc.load, full.load) || inc.cost != full.cost || inc.excess != full.excess ||
-				!sameLevels(inc.slackFwd, full.slackFwd) || !sameLevels(inc.slackRev, full.slackRev) {
+				!sameLevels(inc.slackFwd, full.slackFwd) || !sameLevels(inc.slackRev, full.slackRev) ||
+				!slices.Equal(inc.fwdCost, full.fwdCost) || !slices.Equal(inc.bwdCost, full.bwdCost) ||
+				!slices.Equal(inc.preTime, full.preTime) || !slices.Equal(inc.preExcess, full.preExcess) {
 				t.Fatalf("instance %d step %d (%+v): incremental tables differ from a rebuild", it, step, m)
 			}
 		}
