@@ -91,11 +91,12 @@ type Options struct {
 	// are deterministic for a seed as long as this limit does not bind.
 	TimeLimit time.Duration
 	// Kicks is the number of perturbations tried after the first local
-	// optimum (iterated local search): each applies up to 20 (TSPTW) or 12
-	// (TSPDL) random nearby moves that keep the best tour feasible (or, while no feasible
-	// tour is known, moves random segments), descends again, and is kept
-	// only if it ends better than the best tour so far. The kicks end
-	// early when 200 random tries find no feasible perturbation.
+	// optimum (iterated local search): each applies up to 20 (TSPTW) or
+	// 12 (TSPDL) random nearby moves that keep the best tour feasible (or,
+	// while no feasible tour is known, moves random segments), descends
+	// again, and is kept only if it ends better than the best tour so far.
+	// The kicks end early when 200 random tries find no feasible
+	// perturbation.
 	Kicks int
 	// MaxStarts bounds how many starting tours ImproveFrom searches (the
 	// best ones); 0 means all.

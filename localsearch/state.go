@@ -117,8 +117,9 @@ func (s *state) set(tour []int) {
 	s.update(tour, true)
 }
 
-// update loads tour; unless full, the time-window tables are rebuilt only
-// where tour differs from the current tour.
+// update loads tour; unless full, the data are recomputed only from the
+// first position where tour differs from the current tour (the time-window
+// tables only where it differs).
 func (s *state) update(tour []int, full bool) {
 	n := s.n
 	lo, hi := 0, n-1
@@ -135,9 +136,6 @@ func (s *state) update(tour []int, full bool) {
 	}
 	copy(s.tour, tour)
 	t := s.tour
-	if full {
-		lo = 0
-	}
 	// Before position lo the tour is unchanged, and so are the prefix sums
 	// (added in the same order).
 	s.fwdCost[0], s.bwdCost[0] = 0, 0
@@ -159,27 +157,15 @@ func (s *state) update(tour []int, full bool) {
 		}
 		return
 	}
-	in := s.inst
-	if full {
-		s.load[0] = 0
-		s.bufFwd[0], s.bufRev[0] = math.Inf(1), math.Inf(1)
-		for k := 1; k < n; k++ {
-			v := t[k]
-			s.load[k] = s.load[k-1] + in.Demand[v]
-			s.bufFwd[k] = in.Draft[v] - s.load[k]
-			s.bufRev[k] = in.Draft[v] + s.load[k-1]
-		}
-		s.slackFwd.build(s.bufFwd)
-		s.slackRev.build(s.bufRev)
-		return
-	}
 	// Only positions lo..hi changed their nodes, so the loads before lo
 	// are unchanged; after hi they hold the same sums, added in another
 	// order, so they are recomputed and the range-minimum tables rebuilt
 	// up to the last slack that changed (rounding may differ).
-	lo = max(lo, 1)
+	in := s.inst
+	s.load[0] = 0
+	s.bufFwd[0], s.bufRev[0] = math.Inf(1), math.Inf(1)
 	last := hi
-	for k := lo; k < n; k++ {
+	for k := max(lo, 1); k < n; k++ {
 		v := t[k]
 		s.load[k] = s.load[k-1] + in.Demand[v]
 		f, r := in.Draft[v]-s.load[k], in.Draft[v]+s.load[k-1]
@@ -188,8 +174,13 @@ func (s *state) update(tour []int, full bool) {
 		}
 		s.bufFwd[k], s.bufRev[k] = f, r
 	}
-	s.slackFwd.rebuild(s.bufFwd, lo, last)
-	s.slackRev.rebuild(s.bufRev, lo, last)
+	if full {
+		s.slackFwd.build(s.bufFwd)
+		s.slackRev.build(s.bufRev)
+		return
+	}
+	s.slackFwd.rebuild(s.bufFwd, max(lo, 1), last)
+	s.slackRev.rebuild(s.bufRev, max(lo, 1), last)
 }
 
 // fill brings row i of the time-window tables up to date through column
