@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
-	"github.com/lmask/lmask/lazymask"
 )
 
 func init() {
@@ -64,16 +63,6 @@ func checkAction(c *cli.Context) error {
 		fmt.Fprintln(w, string(b))
 		return nil
 	}
-	fmt.Fprintf(w, "instances        %d\n", m.Instances)
-	fmt.Fprintf(w, "solution rows    %d (%d complete tours, %d without a tour)\n", m.Rows, m.Tours, m.MissingTours)
-	fmt.Fprintf(w, "feasible tours   %d; violating by more than %g: %d (max total violation %.6g)\n",
-		m.FeasibleTours, lazymask.Tol, m.ViolatingTours, m.MaxViolation)
-	fmt.Fprintf(w, "sol_infeasible   %.4f%%\n", 100*m.SolInfeasible)
-	fmt.Fprintf(w, "inst_infeasible  %.4f%%\n", 100*m.InstInfeasible)
-	fmt.Fprintf(w, "obj              %.6g (over %d instances)\n", m.Obj, m.ObjCount)
-	if refs != nil {
-		fmt.Fprintf(w, "gap              %.4f%% (over %d instances)\n", 100*m.Gap, m.GapCount)
-	}
-	fmt.Fprintf(w, "mean_length      %.6g\n", m.MeanLength)
+	printMetrics(w, m, refs != nil)
 	return nil
 }

@@ -45,6 +45,7 @@ func init() {
 			&cli.IntFlag{Name: "workers", Usage: "parallel workers (0 = number of CPUs)"},
 			&cli.BoolFlag{Name: "per-instance", Usage: "search from all tours of an instance together (e.g. lmask-infer --all-tours output) and write one row per instance: the best tour found"},
 			&cli.IntFlag{Name: "starts", Usage: "with --per-instance, search from the best K distinct tours of each instance (0 = all)"},
+			&cli.BoolFlag{Name: "urgency", Usage: "with --per-instance, also start from the urgency order (customers by window end or draft limit) where no tour of an instance is feasible, as lmask-infer --improve does"},
 		},
 		Action: improveAction,
 	})
@@ -92,9 +93,12 @@ func improveAction(c *cli.Context) error {
 		return fmt.Errorf("improve: %w", relabel(relabel(err, "solutions", spath), "reference", c.String("reference")))
 	}
 	began := time.Now()
+	if c.Bool("urgency") && !c.Bool("per-instance") {
+		return errors.New("improve: flag --urgency needs --per-instance")
+	}
 	improve := improveAll
 	if c.Bool("per-instance") {
-		improve = improvePerInstance
+		improve = perInstance(c.Bool("urgency"))
 	}
 	improved, st, err := improve(d.Instances, sols, spath, opt, c.Uint64("seed"), c.Int("workers"))
 	if err != nil {
@@ -110,7 +114,7 @@ func improveAction(c *cli.Context) error {
 	}
 	meta.Extra["lmask.localsearch"] = describe(opt, c.Uint64("seed"))
 	if c.Bool("per-instance") {
-		meta.Extra["lmask.localsearch"] += " per_instance=true"
+		meta.Extra["lmask.localsearch"] += fmt.Sprintf(" per_instance=true urgency=%v", c.Bool("urgency"))
 	}
 	if meta.Instances == "" {
 		meta.Instances = ipath
@@ -188,12 +192,22 @@ func (st *improveStats) add(res *localsearch.Result, tours int, changed bool) {
 	}
 }
 
+// perInstance returns the per-instance improver; with urgency it adds
+// localsearch.OrderTour as a start wherever no tour of an instance is
+// feasible.
+func perInstance(urgency bool) func([]*lazymask.Instance, []datasets.Solution, string, localsearch.Options, uint64, int) ([]datasets.Solution, improveStats, error) {
+	return func(insts []*lazymask.Instance, sols []datasets.Solution, file string, opt localsearch.Options, seed uint64, workers int) ([]datasets.Solution, improveStats, error) {
+		return improvePerInstance(insts, sols, file, opt, seed, workers, urgency)
+	}
+}
+
 // improvePerInstance runs one multi-start search per instance over all its
-// rows with a tour and returns one row per instance that has rows, in
-// instance order: the best tour found (source "<best start's source>+ls"),
-// or a copy of a tourless row. Errors name the file and row.
+// rows with a tour (plus the urgency order when urgency is set and none is
+// feasible) and returns one row per instance that has rows, in instance
+// order: the best tour found (source "<best start's source>+ls", or
+// "urgency+ls"), or a copy of a tourless row. Errors name the file and row.
 func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, file string,
-	opt localsearch.Options, seed uint64, workers int) ([]datasets.Solution, improveStats, error) {
+	opt localsearch.Options, seed uint64, workers int, urgency bool) ([]datasets.Solution, improveStats, error) {
 	var st improveStats
 	rows := map[int64][]int{}
 	for r, s := range sols {
@@ -209,18 +223,26 @@ func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, fi
 	errs := make([]error, len(order))
 	parallel(len(order), workers, func(k int) {
 		idx := order[k]
+		in := insts[idx].Clone()
 		var starts [][]int
 		var from []int
+		anyFeasible := false
 		for _, r := range rows[idx] {
 			if sols[r].Tour != nil {
 				starts, from = append(starts, sols[r].Tour), append(from, r)
+				if !anyFeasible && urgency {
+					res, _ := lazymask.Check(in, sols[r].Tour) // a malformed tour is reported below
+					anyFeasible = res.Feasible
+				}
 			}
+		}
+		if urgency && !anyFeasible {
+			starts, from = append(starts, localsearch.OrderTour(in)), append(from, -1)
 		}
 		if len(starts) == 0 {
 			out[k] = sols[rows[idx][0]]
 			return
 		}
-		in := insts[idx].Clone()
 		o := opt
 		o.Seed = seed + uint64(idx)
 		res, err := localsearch.ImproveFrom(in, starts, o)
@@ -228,7 +250,7 @@ func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, fi
 			var te *lazymask.TourError
 			if errors.As(err, &te) {
 				for j, t := range starts {
-					if _, cerr := lazymask.Check(in, t); errors.As(cerr, &te) {
+					if _, cerr := lazymask.Check(in, t); errors.As(cerr, &te) && from[j] >= 0 {
 						err = fmt.Errorf("row %d: field tour: %w", from[j], cerr)
 						break
 					}
@@ -237,7 +259,12 @@ func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, fi
 			errs[k] = fmt.Errorf("%s: instance %d: %w", file, idx, err)
 			return
 		}
-		s := sols[from[res.StartIndex]] // the row the best start came from
+		var s datasets.Solution
+		if r := from[res.StartIndex]; r >= 0 {
+			s = sols[r] // the row the best start came from
+		} else {
+			s = datasets.Solution{Instance: idx, Source: "urgency"}
+		}
 		s.Tour = res.Tour
 		s.Cost, s.CostOrig = res.Cost, res.Cost*in.Scale
 		s.Feasible, s.Violation, s.ViolatedNodes = res.Feasible, res.Violation, res.Check.ViolatedNodes

@@ -6,6 +6,7 @@
 //	lmask-data import --in pyvrp_50_hard.npz --instances test.parquet --out ref.parquet
 //	lmask-data inspect test.parquet
 //	lmask-data check --instances test.parquet --solutions ref.parquet --json
+//	lmask-data baseline --instances test.parquet --policy random-l --samples 8 --budget 100 --out rl.parquet
 package main
 
 import (
