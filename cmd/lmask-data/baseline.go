@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"time"
 
@@ -149,7 +150,7 @@ func solveHeuristic(inst *lazymask.Instance, index int64, policy string, samples
 	rows := make([]datasets.Solution, len(trajs))
 	for k, tr := range trajs {
 		if tr.Failed || tr.Tour == nil {
-			rows[k] = datasets.Solution{Instance: index, Source: policy}
+			rows[k] = datasets.Solution{Instance: index, Cost: math.Inf(1), CostOrig: math.Inf(1), Source: policy}
 		} else if rows[k], err = datasets.Checked(inst, index, tr.Tour, policy); err != nil {
 			var te *lazymask.TourError
 			if errors.As(err, &te) {
@@ -157,7 +158,7 @@ func solveHeuristic(inst *lazymask.Instance, index int64, policy string, samples
 			}
 			return nil, err
 		}
-		rows[k].SolveTime = per
+		rows[k].SolveTime, rows[k].Backtracks, rows[k].Sample = per, tr.Backtracks, k
 	}
 	slices.SortStableFunc(rows, func(a, b datasets.Solution) int {
 		switch {

@@ -1,5 +1,6 @@
-// Command lmask-data generates, imports, inspects and checks lmask datasets
-// (Parquet files of TSPTW/TSPDL instances and solutions).
+// Command lmask-data generates, imports, inspects, checks, improves and plots
+// lmask datasets (Parquet files of TSPTW/TSPDL instances and solutions) and
+// solves them with heuristic baselines.
 //
 //	lmask-data generate --problem tsptw --size 50 --hardness hard --count 10000 --seed 1 --out train.parquet
 //	lmask-data import --in tsptw50_test_hard_seed2025.npz --out test.parquet
