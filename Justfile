@@ -33,6 +33,10 @@ demo: build
 eval-paper limit="10000" *flags="":
     bash scripts/eval-paper.sh {{limit}} {{flags}}
 
+# Local search from Random-L ×8 tours on the paper's test sets (../shared), with the given kick counts.
+eval-baseline *kicks="0 10":
+    bash scripts/eval-baseline.sh {{kicks}}
+
 # Run every test (the CI entry point).
 test: setup deps-check
     go vet ./...
