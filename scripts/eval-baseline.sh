@@ -18,7 +18,8 @@ cells() { # metrics JSON, seconds → "inst. infeasible / gap / time"
   python3 - "$1" "$2" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
-print(f"{100*m['inst_infeasible']:.2f}% / {100*m['gap']:.2f}% / {float(sys.argv[2]):.0f} s")
+g = 100*m['gap']
+print(f"{100*m['inst_infeasible']:.2f}% / {g:.{3 if g < 0.1 else 2}f}% / {float(sys.argv[2]):.0f} s")
 PY
 }
 head="| set | Random-L ×8 |"; rule="|---|---|"

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -33,6 +34,7 @@ type config struct {
 	improveBudget      time.Duration
 	improveKicks       int
 	improveStarts      int
+	improveShare       float64
 	stdout, stderr     io.Writer
 	progress           bool
 }
@@ -65,7 +67,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.BoolFlag{Name: "improve", Usage: "apply local search from the decoded tours of each instance (see --improve-starts) and keep the best"},
 			&cli.IntFlag{Name: "improve-starts", Value: 8, Usage: "starting tours per instance for --improve: the best K distinct decoded tours (0 = all; 1 = the best only), plus the urgency order where none is feasible"},
 			&cli.DurationFlag{Name: "improve-budget", Value: 0, Usage: "local-search time limit per instance (0 = none)"},
-			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance"},
+			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance (with --improve-share: at most this many; 0 = as many as the time allows)"},
+			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "local-search time per instance as a share of the network's decoding time (0.5: at most +50% for the search), spread evenly over the instances of each row group; time-based, so results vary between runs and machines (0 = off)"},
 		},
 		Action: func(c *cli.Context) error {
 			cfg, err := parseConfig(c, stdout, stderr)
@@ -93,7 +96,7 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		threads: c.Int("threads"), workers: c.Int("workers"), device: c.String("device"),
 		allTours: c.Bool("all-tours"), improve: c.Bool("improve"),
 		improveBudget: c.Duration("improve-budget"), improveKicks: c.Int("improve-kicks"),
-		improveStarts: c.Int("improve-starts"),
+		improveStarts: c.Int("improve-starts"), improveShare: c.Float64("improve-share"),
 		stdout:        stdout, stderr: stderr, progress: isTerminal(stderr),
 	}
 	switch {
@@ -113,6 +116,10 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		return cfg, usageError{fmt.Sprintf("--device %q: want cpu or cuda", cfg.device)}
 	case cfg.improveKicks < 0 || cfg.improveBudget < 0 || cfg.improveStarts < 0:
 		return cfg, usageError{"--improve-budget, --improve-kicks and --improve-starts must be ≥ 0"}
+	case cfg.improveShare < 0 || math.IsNaN(cfg.improveShare) || math.IsInf(cfg.improveShare, 0):
+		return cfg, usageError{fmt.Sprintf("--improve-share %v: want a finite share ≥ 0", cfg.improveShare)}
+	case cfg.improveShare > 0 && !cfg.improve:
+		return cfg, usageError{"--improve-share needs --improve"}
 	}
 	return cfg, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lmask/lmask/datasets"
@@ -116,11 +117,13 @@ func infer(ctx context.Context, cfg config) error {
 		if err != nil {
 			return err
 		}
-		perInst := time.Since(bs).Seconds() / float64(len(insts))
+		decode := time.Since(bs)
+		perInst := decode.Seconds() / float64(len(insts))
 		var improved []*localsearch.Result
 		if cfg.improve {
 			ls := time.Now()
-			if improved, err = improveAll(insts, sols, cfg, eng.Options().Workers); err != nil {
+			opt, deadline := improveOptions(cfg, decode)
+			if improved, err = improveAll(insts, sols, opt, deadline, eng.Options().Workers); err != nil {
 				return err
 			}
 			tl.ls += time.Since(ls)
@@ -219,20 +222,60 @@ func solutionRow(in *lazymask.Instance, idx int64, t engine.Tour, source string,
 	}
 }
 
+// unboundedKicks stands for "as many kicks as the time allows" under
+// --improve-share (the search also ends its kicks when no feasible
+// perturbation is found).
+const unboundedKicks = math.MaxInt32
+
+// improveOptions returns the local-search options and, under
+// --improve-share s, the deadline of a row group whose decoding took
+// decode: s·decode from now. improveAll then gives each instance, as it
+// starts, an equal part of the time left for the instances not yet
+// started (so an instance that overruns its part shortens the later ones'),
+// capped by --improve-budget, and kicks until then (at most --improve-kicks
+// when set).
+func improveOptions(cfg config, decode time.Duration) (localsearch.Options, time.Time) {
+	opt := localsearch.Options{TimeLimit: cfg.improveBudget, Kicks: cfg.improveKicks, Seed: cfg.seed, MaxStarts: cfg.improveStarts}
+	if cfg.improveShare <= 0 {
+		return opt, time.Time{}
+	}
+	if opt.Kicks == 0 {
+		opt.Kicks = unboundedKicks
+	}
+	return opt, time.Now().Add(time.Duration(cfg.improveShare * float64(decode)))
+}
+
+// shareOf returns the time limit of an instance that starts now with
+// pending instances (itself included) not yet started and workers
+// searching side by side: an equal part of the time left before deadline,
+// never past it, at least a microsecond (zero would mean no limit), and at
+// most limit when that is set.
+func shareOf(deadline time.Time, pending, workers int, limit time.Duration) time.Duration {
+	left := time.Until(deadline)
+	part := min(left*time.Duration(max(workers, 1))/time.Duration(max(pending, 1)), left)
+	part = max(part, time.Microsecond)
+	if limit > 0 {
+		part = min(part, limit)
+	}
+	return part
+}
+
 // improveAll runs local search from the decoded tours of each instance
 // (the best --improve-starts distinct complete ones; only the best when the
 // solver kept no other), plus localsearch.OrderTour where no decoded tour is
 // feasible, and keeps a result only when lazymask.Check confirms it is
-// feasible and better than the decoded best.
-func improveAll(insts []*lazymask.Instance, sols []engine.Solution, cfg config, workers int) ([]*localsearch.Result, error) {
+// feasible and better than the decoded best. A non-zero deadline splits
+// the time left among the instances as they start (shareOf).
+func improveAll(insts []*lazymask.Instance, sols []engine.Solution, opt localsearch.Options, deadline time.Time, workers int) ([]*localsearch.Result, error) {
 	out := make([]*localsearch.Result, len(insts))
-	opt := localsearch.Options{TimeLimit: cfg.improveBudget, Kicks: cfg.improveKicks, Seed: cfg.seed, MaxStarts: cfg.improveStarts}
 	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-		next = make(chan int, len(insts))
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		errs    []error
+		next    = make(chan int, len(insts))
+		pending atomic.Int64
 	)
+	pending.Store(int64(len(insts)))
 	for i := range insts {
 		next <- i
 	}
@@ -242,6 +285,10 @@ func improveAll(insts []*lazymask.Instance, sols []engine.Solution, cfg config, 
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				o := opt
+				if left := int(pending.Add(-1)) + 1; !deadline.IsZero() {
+					o.TimeLimit = shareOf(deadline, left, workers, opt.TimeLimit)
+				}
 				best := sols[i].Best
 				var starts [][]int
 				if best.Nodes != nil {
@@ -257,7 +304,7 @@ func improveAll(insts []*lazymask.Instance, sols []engine.Solution, cfg config, 
 					// urgency order as a further start.
 					starts = append(starts, localsearch.OrderTour(insts[i]))
 				}
-				r, err := localsearch.ImproveFrom(insts[i], starts, opt)
+				r, err := localsearch.ImproveFrom(insts[i], starts, o)
 				if err != nil {
 					mu.Lock()
 					errs = append(errs, fmt.Errorf("improve instance %d (%q): %w", i, insts[i].Name, err))

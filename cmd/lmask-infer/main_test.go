@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
@@ -393,6 +394,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--model", "m", "--data", "d", "--out", "o", "--lookahead", "x"}, "--lookahead"},
 		{[]string{"--model", "m", "--data", "d", "--out", "o", "--device", "tpu"}, "--device"},
 		{[]string{"--data", "d", "--out", "o"}, "model"},
+		{[]string{"--model", "m", "--data", "d", "--out", "o", "--improve-share", "0.5"}, "--improve-share needs --improve"},
+		{[]string{"--model", "m", "--data", "d", "--out", "o", "--improve", "--improve-share", "-1"}, "--improve-share -1"},
+		{[]string{"--model", "m", "--data", "d", "--out", "o", "--improve", "--improve-share", "NaN"}, "--improve-share NaN"},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -409,5 +413,88 @@ func TestFarFromTrainSize(t *testing.T) {
 		if got := farFromTrainSize(tc.n, tc.train); got != tc.want {
 			t.Errorf("farFromTrainSize(%d, %d) = %v", tc.n, tc.train, got)
 		}
+	}
+}
+
+// TestShareOf: each starting instance gets an equal part of the time left
+// for the instances not yet started, never past the deadline, at least a
+// microsecond, and at most the --improve-budget cap.
+func TestShareOf(t *testing.T) {
+	hour := time.Now().Add(time.Hour)
+	near := func(got, want time.Duration) bool { return got <= want && got > want-time.Minute }
+	for _, tc := range []struct {
+		deadline         time.Time
+		pending, workers int
+		limit, want      time.Duration
+	}{
+		{hour, 4, 2, 0, 30 * time.Minute},
+		{hour, 60, 1, 0, time.Minute},
+		{hour, 1, 2, 0, time.Hour}, // the last instance: all that is left, not twice it
+		{hour, 4, 2, 10 * time.Second, 10 * time.Second},
+		{time.Now().Add(-time.Second), 3, 2, 0, time.Microsecond},
+	} {
+		got := shareOf(tc.deadline, tc.pending, tc.workers, tc.limit)
+		if tc.want <= 10*time.Second && got != tc.want || tc.want > 10*time.Second && !near(got, tc.want) {
+			t.Errorf("shareOf(%v from now, %d pending, %d workers, limit %v) = %v, want %v",
+				time.Until(tc.deadline).Round(time.Second), tc.pending, tc.workers, tc.limit, got, tc.want)
+		}
+	}
+}
+
+// TestInferImproveShare: with a share so large that time never runs out,
+// --improve-share searches exactly as the same kicks without it (the
+// options and starts are the same; only the time limit differs), and a
+// small share still writes only checker-confirmed improvements.
+func TestInferImproveShare(t *testing.T) {
+	needRuntime(t)
+	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Easy, 12, 10)
+	solve := func(extra ...string) ([]datasets.Solution, map[string]any) {
+		dir := t.TempDir()
+		out, mj := filepath.Join(dir, "sol.parquet"), filepath.Join(dir, "m.json")
+		args := append([]string{"--model", tinyTSPTW, "--data", data, "--out", out, "--metrics-json", mj,
+			"--aug", "8", "--budget", "100", "--improve", "--workers", "2"}, extra...)
+		if _, stderr, err := runCLI(t, args...); err != nil {
+			t.Fatalf("run %v: %v\n%s", extra, err, stderr)
+		}
+		sols, _, err := datasets.ReadSolutions(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		b, err := os.ReadFile(mj)
+		if err != nil || json.Unmarshal(b, &m) != nil {
+			t.Fatalf("metrics: %v", err)
+		}
+		return sols, m
+	}
+	fixed, _ := solve("--improve-kicks", "3")
+	shared, _ := solve("--improve-kicks", "3", "--improve-share", "1e6")
+	if len(fixed) != len(shared) {
+		t.Fatalf("%d rows with fixed kicks, %d with a share", len(fixed), len(shared))
+	}
+	improved := 0
+	for r := range fixed {
+		if fixed[r].Instance != shared[r].Instance || !slices.Equal(fixed[r].Tour, shared[r].Tour) || fixed[r].Source != shared[r].Source {
+			t.Fatalf("row %d: fixed kicks %v %v, share %v %v", r, fixed[r].Source, fixed[r].Tour, shared[r].Source, shared[r].Tour)
+		}
+		if fixed[r].Source == SourceImproved {
+			improved++
+		}
+	}
+	if improved == 0 {
+		t.Fatal("local search improved no instance: the comparison exercises nothing")
+	}
+	small, m := solve("--improve-share", "0.01")
+	for _, s := range small {
+		if s.Source != SourceImproved {
+			continue
+		}
+		res, err := lazymask.Check(insts[s.Instance], s.Tour)
+		if err != nil || !res.Feasible || math.Abs(res.Cost-s.Cost) > 1e-9 {
+			t.Fatalf("instance %d: improved row %v cost %v; checker %v %v", s.Instance, s.Tour, s.Cost, res, err)
+		}
+	}
+	if timing, _ := m["timing"].(map[string]any); timing == nil || timing["local_search"] == nil {
+		t.Fatalf("metrics lack the local-search time: %v", m)
 	}
 }
