@@ -97,7 +97,7 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		allTours: c.Bool("all-tours"), improve: c.Bool("improve"),
 		improveBudget: c.Duration("improve-budget"), improveKicks: c.Int("improve-kicks"),
 		improveStarts: c.Int("improve-starts"), improveShare: c.Float64("improve-share"),
-		stdout:        stdout, stderr: stderr, progress: isTerminal(stderr),
+		stdout: stdout, stderr: stderr, progress: isTerminal(stderr),
 	}
 	switch {
 	case cfg.aug != 1 && cfg.aug != lazymask.NumAugment:
