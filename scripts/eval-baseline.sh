@@ -18,8 +18,9 @@ cells() { # metrics JSON, seconds → "inst. infeasible / gap / time"
   python3 - "$1" "$2" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
-g = 100*m['gap']
-print(f"{100*m['inst_infeasible']:.2f}% / {g:.{3 if g < 0.1 else 2}f}% / {float(sys.argv[2]):.0f} s")
+g = m.get('gap')
+gap = "n/a" if g is None else f"{100*g:.{3 if 100*g < 0.1 else 2}f}%"
+print(f"{100*m['inst_infeasible']:.2f}% / {gap} / {float(sys.argv[2]):.0f} s")
 PY
 }
 head="| set | Random-L ×8 |"; rule="|---|---|"

@@ -23,7 +23,8 @@ func init() {
 		Description: "Decodes --samples trajectories per instance with a heuristic policy and the LazyMask method\n" +
 			"(look-ahead masks, budgeted backtracking, test semantics): random-l draws the next node with\n" +
 			"probability ∝ 1/distance, random-c ∝ 1/(window end or draft limit), uniform uniformly; urgency\n" +
-			"writes the customers sorted by window end or draft limit (no decoding). Instance i uses seed+i,\n" +
+			"writes the customers sorted by window end or draft limit (no decoding; --samples, --budget,\n" +
+			"--lookahead and --seed do not apply). Instance i uses seed+i,\n" +
 			"so the output does not depend on --workers. Every tour's verdict comes from the checker; the\n" +
 			"best tour per instance (feasible first, then shortest) is written, or all with --all-tours.",
 		Flags: []cli.Flag{
@@ -112,15 +113,18 @@ func baselineAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("baseline: %w", relabel(err, "reference", c.String("reference")))
 	}
+	settings := fmt.Sprintf("policy=%s samples=%d budget=%d lookahead=%s seed=%d", policy, samples, budget, look, seed)
+	if policy == "urgency" {
+		settings = "policy=urgency" // decodes nothing: the other flags do not apply
+	}
 	meta := datasets.Metadata{
 		Kind: datasets.KindSolutions, Problem: d.Meta.Problem, Size: d.Meta.Size, Source: policy, Instances: ipath,
-		Extra: map[string]string{"lmask.baseline": fmt.Sprintf("policy=%s samples=%d budget=%d lookahead=%s seed=%d",
-			policy, samples, budget, look, seed)},
+		Extra: map[string]string{"lmask.baseline": settings},
 	}
 	if err := datasets.WriteSolutions(out, meta, sols, datasets.WriterOptions{}); err != nil {
 		return fmt.Errorf("baseline: write %s: %w", out, err)
 	}
-	fmt.Fprintf(c.App.Writer, "policy           %s, %d trajectories per instance, budget %d, %s\n", policy, samples, budget, look)
+	fmt.Fprintf(c.App.Writer, "policy           %s\n", settings)
 	fmt.Fprintf(c.App.Writer, "time             %.3fs wall\n", wall.Seconds())
 	printMetrics(c.App.Writer, m, refs != nil)
 	return nil
@@ -146,7 +150,7 @@ func solveHeuristic(inst *lazymask.Instance, index int64, policy string, samples
 	if err != nil {
 		return nil, err
 	}
-	per := time.Since(start).Seconds() / float64(samples)
+	spent := time.Since(start).Seconds() // on each row, as lmask-infer writes an instance's decode time
 	rows := make([]datasets.Solution, len(trajs))
 	for k, tr := range trajs {
 		if tr.Failed || tr.Tour == nil {
@@ -158,7 +162,7 @@ func solveHeuristic(inst *lazymask.Instance, index int64, policy string, samples
 			}
 			return nil, err
 		}
-		rows[k].SolveTime, rows[k].Backtracks, rows[k].Sample = per, tr.Backtracks, k
+		rows[k].SolveTime, rows[k].Backtracks, rows[k].Sample = spent, tr.Backtracks, k
 	}
 	slices.SortStableFunc(rows, func(a, b datasets.Solution) int {
 		switch {

@@ -56,12 +56,17 @@ func TestBaseline(t *testing.T) {
 			t.Fatal(err)
 		}
 		rows := all[4*i : 4*i+4]
+		seen := make([]bool, 4)
 		for k, s := range rows {
-			if s.Instance != int64(i) || s.Source != "random-l" {
+			if s.Instance != int64(i) || s.Source != "random-l" || s.Sample < 0 || s.Sample >= 4 || seen[s.Sample] {
 				t.Fatalf("row %d of instance %d: %+v", k, i, s)
 			}
-			if !slices.ContainsFunc(trajs, func(tr lazymask.Trajectory) bool { return slices.Equal(tr.Tour, s.Tour) }) {
-				t.Fatalf("instance %d: written tour %v is not one of the decoded ones", i, s.Tour)
+			seen[s.Sample] = true
+			if tr := trajs[s.Sample]; !slices.Equal(tr.Tour, s.Tour) || tr.Backtracks != s.Backtracks {
+				t.Fatalf("instance %d sample %d: written tour %v (%d backtracks), decoded %v (%d)", i, s.Sample, s.Tour, s.Backtracks, tr.Tour, tr.Backtracks)
+			}
+			if k > 0 && rows[k-1].Tour == nil && s.Tour != nil {
+				t.Fatalf("instance %d: a tourless row before a row with a tour", i)
 			}
 			if s.Tour == nil {
 				if !math.IsInf(s.Cost, 1) {

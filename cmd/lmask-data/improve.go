@@ -45,7 +45,7 @@ func init() {
 			&cli.IntFlag{Name: "workers", Usage: "parallel workers (0 = number of CPUs)"},
 			&cli.BoolFlag{Name: "per-instance", Usage: "search from all tours of an instance together (e.g. lmask-infer --all-tours output) and write one row per instance: the best tour found"},
 			&cli.IntFlag{Name: "starts", Usage: "with --per-instance, search from the best K distinct tours of each instance (0 = all)"},
-			&cli.BoolFlag{Name: "urgency", Usage: "with --per-instance, also start from the urgency order (customers by window end or draft limit) where no tour of an instance is feasible, as lmask-infer --improve does"},
+			&cli.BoolFlag{Name: "urgency", Usage: "with --per-instance, also start from the urgency order (customers by window end or draft limit), one start more than --starts, where no tour of an instance is feasible, as lmask-infer --improve does"},
 		},
 		Action: improveAction,
 	})
@@ -73,6 +73,9 @@ func improveAction(c *cli.Context) error {
 	if opt.MaxStarts < 0 {
 		return fmt.Errorf("improve: flag --starts: %d, want ≥ 0", opt.MaxStarts)
 	}
+	if c.Bool("urgency") && !c.Bool("per-instance") {
+		return errors.New("improve: flag --urgency needs --per-instance")
+	}
 	ipath, spath, out := c.String("instances"), c.String("solutions"), c.String("out")
 	d, err := datasets.ReadInstances(ipath)
 	if err != nil {
@@ -93,9 +96,6 @@ func improveAction(c *cli.Context) error {
 		return fmt.Errorf("improve: %w", relabel(relabel(err, "solutions", spath), "reference", c.String("reference")))
 	}
 	began := time.Now()
-	if c.Bool("urgency") && !c.Bool("per-instance") {
-		return errors.New("improve: flag --urgency needs --per-instance")
-	}
 	improve := improveAll
 	if c.Bool("per-instance") {
 		improve = perInstance(c.Bool("urgency"))
@@ -236,14 +236,17 @@ func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, fi
 				}
 			}
 		}
+		o := opt
 		if urgency && !anyFeasible {
 			starts, from = append(starts, localsearch.OrderTour(in)), append(from, -1)
+			if o.MaxStarts > 0 {
+				o.MaxStarts++ // the urgency order comes on top of --starts
+			}
 		}
 		if len(starts) == 0 {
 			out[k] = sols[rows[idx][0]]
 			return
 		}
-		o := opt
 		o.Seed = seed + uint64(idx)
 		res, err := localsearch.ImproveFrom(in, starts, o)
 		if err != nil {

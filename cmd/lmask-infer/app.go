@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -68,7 +67,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.IntFlag{Name: "improve-starts", Value: 8, Usage: "starting tours per instance for --improve: the best K distinct decoded tours (0 = all; 1 = the best only), plus the urgency order where none is feasible"},
 			&cli.DurationFlag{Name: "improve-budget", Value: 0, Usage: "local-search time limit per instance (0 = none)"},
 			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance (with --improve-share: at most this many; 0 = as many as the time allows)"},
-			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "local-search time per instance as a share of the network's decoding time (0.5: at most +50% for the search), spread evenly over the instances of each row group; time-based, so results vary between runs and machines (0 = off)"},
+			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "bound the local search of each row group by this share of the network's time to decode it (0.5: at most +50%), split evenly among its instances; the bound covers the whole search, descents included; time-based, so tours vary between runs and machines (0 = off; at most 1000)"},
 		},
 		Action: func(c *cli.Context) error {
 			cfg, err := parseConfig(c, stdout, stderr)
@@ -116,8 +115,8 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		return cfg, usageError{fmt.Sprintf("--device %q: want cpu or cuda", cfg.device)}
 	case cfg.improveKicks < 0 || cfg.improveBudget < 0 || cfg.improveStarts < 0:
 		return cfg, usageError{"--improve-budget, --improve-kicks and --improve-starts must be ≥ 0"}
-	case cfg.improveShare < 0 || math.IsNaN(cfg.improveShare) || math.IsInf(cfg.improveShare, 0):
-		return cfg, usageError{fmt.Sprintf("--improve-share %v: want a finite share ≥ 0", cfg.improveShare)}
+	case !(cfg.improveShare >= 0 && cfg.improveShare <= maxShare):
+		return cfg, usageError{fmt.Sprintf("--improve-share %v: want a share in [0, %d]", cfg.improveShare, maxShare)}
 	case cfg.improveShare > 0 && !cfg.improve:
 		return cfg, usageError{"--improve-share needs --improve"}
 	}

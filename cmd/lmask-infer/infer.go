@@ -227,13 +227,19 @@ func solutionRow(in *lazymask.Instance, idx int64, t engine.Tour, source string,
 // perturbation is found).
 const unboundedKicks = math.MaxInt32
 
+// maxShare bounds --improve-share (a thousand times the network's time is
+// already more than any search here uses; the bound keeps the durations
+// far from overflow).
+const maxShare = 1000
+
 // improveOptions returns the local-search options and, under
 // --improve-share s, the deadline of a row group whose decoding took
 // decode: s·decode from now. improveAll then gives each instance, as it
 // starts, an equal part of the time left for the instances not yet
 // started (so an instance that overruns its part shortens the later ones'),
 // capped by --improve-budget, and kicks until then (at most --improve-kicks
-// when set).
+// when set). The part bounds the whole search of the instance: a share
+// smaller than the descents from the starts need cuts them short too.
 func improveOptions(cfg config, decode time.Duration) (localsearch.Options, time.Time) {
 	opt := localsearch.Options{TimeLimit: cfg.improveBudget, Kicks: cfg.improveKicks, Seed: cfg.seed, MaxStarts: cfg.improveStarts}
 	if cfg.improveShare <= 0 {
@@ -252,7 +258,7 @@ func improveOptions(cfg config, decode time.Duration) (localsearch.Options, time
 // most limit when that is set.
 func shareOf(deadline time.Time, pending, workers int, limit time.Duration) time.Duration {
 	left := time.Until(deadline)
-	part := min(left*time.Duration(max(workers, 1))/time.Duration(max(pending, 1)), left)
+	part := min(left/time.Duration(max(pending, 1))*time.Duration(max(workers, 1)), left)
 	part = max(part, time.Microsecond)
 	if limit > 0 {
 		part = min(part, limit)
@@ -301,8 +307,12 @@ func improveAll(insts []*lazymask.Instance, sols []engine.Solution, opt localsea
 				}
 				if !best.Feasible {
 					// No feasible decoded tour (or none at all): add the
-					// urgency order as a further start.
+					// urgency order as a further start, one more than
+					// --improve-starts allows.
 					starts = append(starts, localsearch.OrderTour(insts[i]))
+					if o.MaxStarts > 0 {
+						o.MaxStarts++
+					}
 				}
 				r, err := localsearch.ImproveFrom(insts[i], starts, o)
 				if err != nil {

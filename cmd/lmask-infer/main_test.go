@@ -441,6 +441,95 @@ func TestShareOf(t *testing.T) {
 	}
 }
 
+// TestImproveOptions: a share turns the kicks unbounded unless
+// --improve-kicks caps them and sets the deadline s·decode from now;
+// without a share there is no deadline.
+func TestImproveOptions(t *testing.T) {
+	base := config{improveKicks: 0, improveStarts: 8, seed: 5}
+	opt, dl := improveOptions(base, time.Hour)
+	if !dl.IsZero() || opt.Kicks != 0 || opt.MaxStarts != 8 || opt.Seed != 5 {
+		t.Fatalf("no share: %+v, deadline %v", opt, dl)
+	}
+	share := base
+	share.improveShare = 0.5
+	before := time.Now()
+	opt, dl = improveOptions(share, time.Hour)
+	if opt.Kicks != unboundedKicks || dl.Before(before.Add(30*time.Minute)) || dl.After(time.Now().Add(30*time.Minute)) {
+		t.Fatalf("share 0.5 of an hour: kicks %d, deadline in %v", opt.Kicks, time.Until(dl))
+	}
+	share.improveKicks = 3
+	if opt, _ = improveOptions(share, time.Hour); opt.Kicks != 3 {
+		t.Fatalf("--improve-kicks 3 under a share gave %d kicks", opt.Kicks)
+	}
+}
+
+// TestImproveAllDeadline: improveAll on decoded tours of generated
+// instances (their reversed known tours, mostly infeasible, plus the known
+// ones shuffled by a relocation): a deadline already past leaves no time
+// to search, so nothing is improved; a distant deadline changes nothing
+// against no deadline at all; an unbounded-kick search under a short
+// deadline returns, having kicked.
+func TestImproveAllDeadline(t *testing.T) {
+	cfg := datasets.GenConfig{Problem: lazymask.TSPTW, N: 15, Hardness: datasets.Hard, Seed: 9}
+	insts, known, err := datasets.Generate(cfg, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sols := make([]engine.Solution, len(insts))
+	for i, in := range insts {
+		in.Matrix()
+		var tours []engine.Tour
+		for _, tour := range [][]int{known[i], slices.Concat(known[i][:1], known[i][2:], known[i][1:2])} {
+			res, _ := lazymask.Check(in, tour)
+			tours = append(tours, engine.Tour{Nodes: tour, Cost: res.Cost, Feasible: res.Feasible, Violation: res.TotalViolation})
+		}
+		best := tours[0] // the known tour: feasible
+		if tours[1].Feasible && tours[1].Cost < best.Cost {
+			best = tours[1]
+		}
+		sols[i] = engine.Solution{Best: best, Tours: tours}
+	}
+	run := func(opt localsearch.Options, deadline time.Time) []*localsearch.Result {
+		t.Helper()
+		out, err := improveAll(insts, sols, opt, deadline, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	opt := localsearch.Options{Kicks: 3, Seed: 1, MaxStarts: 8}
+	plain, far := run(opt, time.Time{}), run(opt, time.Now().Add(time.Hour))
+	improved := 0
+	for i := range insts {
+		if (plain[i] == nil) != (far[i] == nil) || plain[i] != nil && !slices.Equal(plain[i].Tour, far[i].Tour) {
+			t.Fatalf("instance %d: a distant deadline changed the result: %v against %v", i, far[i], plain[i])
+		}
+		if plain[i] != nil {
+			improved++
+		}
+	}
+	if improved == 0 {
+		t.Fatal("no instance improved without a deadline: the comparison exercises nothing")
+	}
+	for i, r := range run(opt, time.Now().Add(-time.Second)) {
+		if r != nil {
+			t.Fatalf("instance %d improved (%v) although the deadline had passed", i, r.Tour)
+		}
+	}
+	// Unbounded kicks end at the deadline, or earlier where no feasible
+	// perturbation is left; improveAll returns either way.
+	opt.Kicks = unboundedKicks
+	kicks := 0
+	for _, r := range run(opt, time.Now().Add(300*time.Millisecond)) {
+		if r != nil {
+			kicks += r.Kicks
+		}
+	}
+	if kicks == 0 {
+		t.Fatal("no kicks under an unbounded-kick share")
+	}
+}
+
 // TestInferImproveShare: with a share so large that time never runs out,
 // --improve-share searches exactly as the same kicks without it (the
 // options and starts are the same; only the time limit differs), and a
@@ -468,7 +557,7 @@ func TestInferImproveShare(t *testing.T) {
 		return sols, m
 	}
 	fixed, _ := solve("--improve-kicks", "3")
-	shared, _ := solve("--improve-kicks", "3", "--improve-share", "1e6")
+	shared, _ := solve("--improve-kicks", "3", "--improve-share", "1000")
 	if len(fixed) != len(shared) {
 		t.Fatalf("%d rows with fixed kicks, %d with a share", len(fixed), len(shared))
 	}
