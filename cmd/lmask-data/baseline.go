@@ -84,11 +84,9 @@ func baselineAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
-	var refs []datasets.Solution
-	if rp := c.String("reference"); rp != "" {
-		if refs, _, err = datasets.ReadSolutions(rp); err != nil {
-			return fmt.Errorf("baseline: %w", err)
-		}
+	refs, err := readReference(c)
+	if err != nil {
+		return fmt.Errorf("baseline: %w", err)
 	}
 	cfg := lazymask.Config{Lookahead: look, Budget: budget, Semantics: lazymask.Test}
 	seed := c.Uint64("seed")

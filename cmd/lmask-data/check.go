@@ -24,6 +24,17 @@ func init() {
 	})
 }
 
+// readReference reads the --reference solutions file, or returns nil when
+// the flag is not set.
+func readReference(c *cli.Context) ([]datasets.Solution, error) {
+	rp := c.String("reference")
+	if rp == "" {
+		return nil, nil
+	}
+	refs, _, err := datasets.ReadSolutions(rp)
+	return refs, err
+}
+
 // relabel replaces the generic file label of an Evaluate error by a path.
 func relabel(err error, label, path string) error {
 	msg := err.Error()
@@ -42,11 +53,9 @@ func checkAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
-	var refs []datasets.Solution
-	if rp := c.String("reference"); rp != "" {
-		if refs, _, err = datasets.ReadSolutions(rp); err != nil {
-			return fmt.Errorf("check: %w", err)
-		}
+	refs, err := readReference(c)
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
 	}
 	m, err := datasets.Evaluate(d.Instances, sols, refs)
 	if err != nil {

@@ -85,11 +85,9 @@ func improveAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("improve: %w", err)
 	}
-	var refs []datasets.Solution
-	if rp := c.String("reference"); rp != "" {
-		if refs, _, err = datasets.ReadSolutions(rp); err != nil {
-			return fmt.Errorf("improve: %w", err)
-		}
+	refs, err := readReference(c)
+	if err != nil {
+		return fmt.Errorf("improve: %w", err)
 	}
 	before, err := datasets.Evaluate(d.Instances, sols, refs)
 	if err != nil {
