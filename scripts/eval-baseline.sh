@@ -14,6 +14,7 @@ src=$shared/datasets/lmask-paper
 if [ ! -d "$src" ]; then echo "eval-baseline: $src not found (set LMASK_SHARED); skipping" >&2; exit 0; fi
 mkdir -p out/paper out/baseline bin
 go build -o bin/ ./cmd/lmask-data
+source scripts/paper-sets.sh
 cells() { # metrics JSON, seconds → "inst. infeasible / gap / time"
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -29,13 +30,8 @@ echo "$head"; echo "$rule"
 for s in tsptw:easy:pyvrp:100 tsptw:medium:pyvrp:100 tsptw:hard:pyvrp:200 tspdl:medium:lkh:150 tspdl:hard:lkh:150; do
   IFS=: read -r p h ref budget <<<"$s"
   name=${p}50-$h
-  if [ -n "${LMASK_EVAL_SETS:-}" ] && [[ ",$LMASK_EVAL_SETS," != *",$name,"* ]]; then continue; fi
-  inst=out/paper/$name.parquet; refs=out/paper/${ref}_50_$h.parquet
-  for f in "$src/${p}50_test_${h}_seed2025.npz" "$src/${ref}_50_$h.npz"; do
-    [ -f "$f" ] || { echo "eval-baseline: $f not found; skipping $name" >&2; continue 2; }
-  done
-  [ -f "$inst" ] || bin/lmask-data import --in "$src/${p}50_test_${h}_seed2025.npz" --out "$inst" >/dev/null
-  [ -f "$refs" ] || bin/lmask-data import --in "$src/${ref}_50_$h.npz" --instances "$inst" --out "$refs" >/dev/null
+  wanted "$name" || continue
+  paper_set "$p" "$h" "$ref" 50 || continue
   tours=out/baseline/$name-random-l.parquet
   t0=$(date +%s.%N)
   bin/lmask-data baseline --instances "$inst" --policy random-l --samples 8 --budget "$budget" --all-tours --out "$tours" >/dev/null

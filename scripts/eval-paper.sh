@@ -15,6 +15,7 @@ src=$shared/datasets/lmask-paper
 if [ ! -d "$src" ]; then echo "eval-paper: $src not found (set LMASK_SHARED); skipping" >&2; exit 0; fi
 mkdir -p out/paper bin
 go build -o bin/ ./cmd/lmask-data ./cmd/lmask-infer
+source scripts/paper-sets.sh
 sets="tsptw:easy:pyvrp:100:50 tsptw:medium:pyvrp:100:50 tsptw:hard:pyvrp:200:50 tspdl:medium:lkh:150:50 tspdl:hard:lkh:150:50 tsptw:hard:pyvrp:600:500"
 echo "| set | model | instances | sol. infeasible | inst. infeasible | obj | gap | time |"
 echo "|---|---|---|---|---|---|---|---|"
@@ -22,13 +23,8 @@ for s in $sets; do
   IFS=: read -r p h ref budget n <<<"$s"
   model=${LMASK_MODELS:-models/pretrained}/${p}50-$h # the n = 50 model also solves the n = 500 set
   [ -d "$model" ] || continue
-  if [ -n "${LMASK_EVAL_SETS:-}" ] && [[ ",$LMASK_EVAL_SETS," != *",${p}$n-$h,"* ]]; then continue; fi
-  inst=out/paper/${p}$n-$h.parquet; refs=out/paper/${ref}_${n}_$h.parquet
-  for f in "$src/${p}${n}_test_${h}_seed2025.npz" "$src/${ref}_${n}_$h.npz"; do
-    [ -f "$f" ] || { echo "eval-paper: $f not found; skipping ${p}$n-$h" >&2; continue 2; }
-  done
-  [ -f "$inst" ] || bin/lmask-data import --in "$src/${p}${n}_test_${h}_seed2025.npz" --out "$inst" >/dev/null
-  [ -f "$refs" ] || bin/lmask-data import --in "$src/${ref}_${n}_$h.npz" --instances "$inst" --out "$refs" >/dev/null
+  wanted "${p}$n-$h" || continue
+  paper_set "$p" "$h" "$ref" "$n" || continue
   m=out/paper/metrics-${p}$n-$h.json
   bin/lmask-infer --model "$model" --data "$inst" --reference "$refs" --budget "$budget" --limit "$limit" \
     --out out/paper/sol-${p}$n-$h.parquet --metrics-json "$m" "$@" >/dev/null
