@@ -129,9 +129,8 @@ func baselineAction(c *cli.Context) error {
 }
 
 // solveHeuristic decodes samples trajectories of one instance and returns
-// its solution rows, best first (feasible before infeasible, then by cost,
-// then by violation; ties keep decode order). A trajectory that fails to
-// complete a tour within its budget gives a row without a tour.
+// its solution rows, best first (ties keep decode order). A trajectory that
+// fails to complete a tour within its budget gives a row without a tour.
 func solveHeuristic(inst *lazymask.Instance, index int64, policy string, samples int, cfg lazymask.Config, seed uint64) ([]datasets.Solution, error) {
 	start := time.Now()
 	if policy == "urgency" {
@@ -162,24 +161,33 @@ func solveHeuristic(inst *lazymask.Instance, index int64, policy string, samples
 		}
 		rows[k].SolveTime, rows[k].Backtracks, rows[k].Sample = spent, tr.Backtracks, k
 	}
-	slices.SortStableFunc(rows, func(a, b datasets.Solution) int {
-		switch {
-		case (a.Tour != nil) != (b.Tour != nil):
-			if a.Tour != nil {
-				return -1
-			}
-			return 1
-		case a.Feasible != b.Feasible:
-			if a.Feasible {
-				return -1
-			}
-			return 1
-		case a.Feasible:
-			return cmp.Compare(a.Cost, b.Cost)
-		}
-		return cmp.Or(cmp.Compare(a.Violation, b.Violation), cmp.Compare(a.Cost, b.Cost))
-	})
+	bestFirst(rows)
 	return rows, nil
+}
+
+// bestFirst sorts solution rows of one instance stably in the order
+// lmask-infer picks its best tour in: complete before failed, feasible
+// before infeasible; feasible ones by cost, infeasible ones by violated
+// nodes, then violation, then cost (tourless rows tie: their cost is +Inf).
+func bestFirst(rows []datasets.Solution) {
+	rank := func(s datasets.Solution) int {
+		switch {
+		case s.Tour == nil:
+			return 2
+		case !s.Feasible:
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(rows, func(a, b datasets.Solution) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 || rank(a) != 1 {
+			return cmp.Or(c, cmp.Compare(a.Cost, b.Cost))
+		}
+		// Both infeasible. (Feasible tours may carry violations within the
+		// tolerance, which must not outrank their cost.)
+		return cmp.Or(cmp.Compare(a.ViolatedNodes, b.ViolatedNodes), cmp.Compare(a.Violation, b.Violation),
+			cmp.Compare(a.Cost, b.Cost))
+	})
 }
 
 // printMetrics writes the paper's metrics of a solutions file.
