@@ -24,6 +24,10 @@ import (
 // CheckpointFile is the name of the checkpoint inside a run directory.
 const CheckpointFile = "checkpoint.lmck"
 
+// BestFile is the name of the best-validated checkpoint inside a run
+// directory (Config.KeepBest).
+const BestFile = "best.lmck"
+
 // checkpointMagic starts every checkpoint file; the header length (uint64,
 // little-endian), the JSON header and the raw variable bytes follow.
 const checkpointMagic = "LMASK-CKPT\n"
@@ -57,6 +61,10 @@ type State struct {
 	RNG []byte `json:"rng"`
 	// LastVal holds the latest validation metrics, if any.
 	LastVal *ValMetrics `json:"last_val,omitempty"`
+	// BestVal and BestStep record the best validation so far
+	// (ValMetrics.Better) and the step it was measured at.
+	BestVal  *ValMetrics `json:"best_val,omitempty"`
+	BestStep int         `json:"best_step,omitempty"`
 	// Hardware describes the machine of the latest session.
 	Hardware string `json:"hardware,omitempty"`
 	// Vars lists the variables (weights, optimiser moments, counters).
@@ -69,6 +77,11 @@ type State struct {
 // atomically (temporary file, sync, rename): a crash leaves the previous
 // checkpoint intact.
 func SaveCheckpoint(dir string, st State, store *model.Store) error {
+	return SaveCheckpointAs(dir, CheckpointFile, st, store)
+}
+
+// SaveCheckpointAs is SaveCheckpoint to dir/name.
+func SaveCheckpointAs(dir, name string, st State, store *model.Store) error {
 	var data bytes.Buffer
 	st.Format = CheckpointFormat
 	st.Vars = st.Vars[:0]
@@ -118,7 +131,7 @@ func SaveCheckpoint(dir string, st State, store *model.Store) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, CheckpointFile), out.Bytes())
+	return atomicfile.WriteFile(filepath.Join(dir, name), out.Bytes())
 }
 
 // Checkpoint is a checkpoint read back from disk.

@@ -77,6 +77,9 @@ type Config struct {
 	// CheckpointEvery is the checkpoint period in steps (0: only at the end
 	// and on interrupt).
 	CheckpointEvery int `json:"checkpoint_every"`
+	// KeepBest writes the weights of the best validation so far
+	// (ValMetrics.Better) to BestFile in the run directory.
+	KeepBest bool `json:"keep_best"`
 
 	// Warm is set when the run started from another run's trained weights
 	// (Options.InitFrom); it records where they came from.
@@ -119,8 +122,8 @@ func DefaultConfig(problem string, size int, hardness string) Config {
 		Entropy: DefaultEntropy(problem, hardness),
 		Penalty: 1, PenaltyGrowth: 1, PenaltyMax: 2, PenaltyEvery: 1, NodePenalty: 1,
 		ValEvery: 100, ValBudget: DefaultValBudget(problem, size, hardness), ValBatch: 64,
-		CheckpointEvery: 100,
-		Backend:         "onnx", Seed: 1234,
+		CheckpointEvery: 100, KeepBest: true,
+		Backend: "onnx", Seed: 1234,
 	}
 	if size > 50 {
 		c.LR = 1e-4

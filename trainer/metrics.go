@@ -71,6 +71,20 @@ type ValMetrics struct {
 	Seconds float64 `json:"seconds"`
 }
 
+// Better reports whether v beats o as a model-selection criterion: fewer
+// instances without a feasible tour first (the paper selects checkpoints by
+// instance feasibility), then the lower gap when both have one, else the
+// lower mean length. Ties keep o.
+func (v ValMetrics) Better(o ValMetrics) bool {
+	if v.InstInfeasible != o.InstInfeasible {
+		return v.InstInfeasible < o.InstInfeasible
+	}
+	if v.HasGap && o.HasGap {
+		return v.Gap < o.Gap
+	}
+	return v.Obj < o.Obj
+}
+
 // MetricsLog appends records to a JSON-lines file and keeps them in memory
 // for the training-curve picture.
 type MetricsLog struct {

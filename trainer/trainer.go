@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -82,6 +83,8 @@ type Trainer struct {
 	seen    int64
 	wall    float64
 	lastVal *ValMetrics
+	best    *ValMetrics
+	bestAt  int
 }
 
 // New creates a trainer: a fresh run from cfg, or, with opt.Resume, the run
@@ -151,6 +154,11 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 			return nil, fmt.Errorf("resume %s: rng state: %w", ck.Path, err)
 		}
 		t.done, t.seen, t.wall, t.lastVal = ck.Step, ck.InstancesSeen, ck.WallSeconds, ck.LastVal
+		t.best, t.bestAt = ck.BestVal, ck.BestStep
+		if b, err := ReadCheckpoint(filepath.Join(opt.Dir, BestFile)); err == nil && b.BestVal != nil {
+			// best.lmck may be newer than the checkpoint it was resumed from.
+			t.best, t.bestAt = b.BestVal, b.BestStep
+		}
 		keep = ck.Step
 		fmt.Fprintf(opt.Log, "resumed %s at step %d of %d\n", ck.Path, ck.Step, cfg.Steps)
 	}
@@ -279,8 +287,23 @@ func (t *Trainer) validate() error {
 	}
 	fmt.Fprintf(t.opt.Log, "step %d validation: sol. infeasible %.2f%%, inst. infeasible %.2f%%, obj %.4f, gap %s (%.1fs)\n",
 		t.done, 100*vm.SolInfeasible, 100*vm.InstInfeasible, vm.Obj, gapText(vm), vm.Seconds)
-	return t.log.Append(Record{Kind: KindVal, Step: t.done, Infeasible: vm.SolInfeasible, Val: &vm})
+	if err := t.log.Append(Record{Kind: KindVal, Step: t.done, Infeasible: vm.SolInfeasible, Val: &vm}); err != nil {
+		return err
+	}
+	if !t.cfg.KeepBest || (t.best != nil && !vm.Better(*t.best)) {
+		return nil
+	}
+	t.best, t.bestAt = &vm, t.done
+	if err := t.save(BestFile); err != nil {
+		return err
+	}
+	fmt.Fprintf(t.opt.Log, "step %d: best validation so far, weights written to %s\n", t.done, BestFile)
+	return nil
 }
+
+// BestVal returns the best validation so far and its step (nil when the
+// run has not validated or does not keep the best).
+func (t *Trainer) BestVal() (*ValMetrics, int) { return t.best, t.bestAt }
 
 func gapText(vm ValMetrics) string {
 	if !vm.HasGap {
@@ -374,17 +397,17 @@ func guideShare(gs GuideStats, cfg *Config) float64 {
 }
 
 // Checkpoint writes the run's state to opt.Dir atomically.
-func (t *Trainer) Checkpoint() error {
+func (t *Trainer) Checkpoint() error { return t.save(CheckpointFile) }
+
+// save writes the run's state to opt.Dir/name atomically.
+func (t *Trainer) save(name string) error {
 	rng, err := t.pcg.MarshalBinary()
 	if err != nil {
 		return fmt.Errorf("checkpoint: rng state: %w", err)
 	}
 	st := State{Config: t.cfg, Step: t.done, InstancesSeen: t.seen, WallSeconds: t.wall, RNG: rng,
-		LastVal: t.lastVal, Hardware: Hardware(t.cfg.Backend)}
-	if err := SaveCheckpoint(t.opt.Dir, st, t.model.Store()); err != nil {
-		return err
-	}
-	return nil
+		LastVal: t.lastVal, BestVal: t.best, BestStep: t.bestAt, Hardware: Hardware(t.cfg.Backend)}
+	return SaveCheckpointAs(t.opt.Dir, name, st, t.model.Store())
 }
 
 func (t *Trainer) writeCurve() error { return WriteCurve(t.opt.Dir, t.log.Records()) }

@@ -100,9 +100,54 @@ func TestTrain_TinyModelLearns(t *testing.T) {
 	if !(mean(last) < mean(first)) {
 		t.Errorf("training penalised cost did not fall: %.3f → %.3f", mean(first), mean(last))
 	}
-	for _, f := range []string{CheckpointFile, MetricsFile, CurveFile} {
+	for _, f := range []string{CheckpointFile, MetricsFile, CurveFile, BestFile} {
 		if _, err := os.Stat(filepath.Join(dir, "run", f)); err != nil {
 			t.Error(err)
+		}
+	}
+	// best.lmck holds the weights of the best validation pass.
+	best, bestAt := vals[0], 0
+	for i, v := range vals[1:] {
+		if v.Better(best) {
+			best, bestAt = v, (i+1)*cfg.ValEvery
+		}
+	}
+	ck, err := ReadCheckpoint(filepath.Join(dir, "run", BestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Step != bestAt || ck.BestStep != bestAt || ck.BestVal == nil || ck.BestVal.Obj != best.Obj {
+		t.Fatalf("best.lmck: step %d, best step %d, best %+v; want step %d, %+v", ck.Step, ck.BestStep, ck.BestVal, bestAt, best)
+	}
+	re, err := New(cfg, Options{Dir: filepath.Join(dir, "again"), InitFrom: ck.Path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := re.Validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Obj != best.Obj || got.InstInfeasible != best.InstInfeasible || got.SolInfeasible != best.SolInfeasible {
+		t.Errorf("best.lmck weights validate to %+v, recorded %+v", got, best)
+	}
+}
+
+func TestValMetrics_Better(t *testing.T) {
+	a := ValMetrics{InstInfeasible: 0.01, Obj: 5, Gap: 0.02, HasGap: true}
+	for _, c := range []struct {
+		name string
+		v    ValMetrics
+		want bool
+	}{
+		{"fewer infeasible instances, longer", ValMetrics{InstInfeasible: 0, Obj: 9, Gap: 0.5, HasGap: true}, true},
+		{"more infeasible instances, shorter", ValMetrics{InstInfeasible: 0.02, Obj: 1, Gap: 0, HasGap: true}, false},
+		{"same infeasibility, lower gap", ValMetrics{InstInfeasible: 0.01, Obj: 6, Gap: 0.01, HasGap: true}, true},
+		{"same infeasibility, higher gap", ValMetrics{InstInfeasible: 0.01, Obj: 4, Gap: 0.03, HasGap: true}, false},
+		{"no gap: shorter", ValMetrics{InstInfeasible: 0.01, Obj: 4.9}, true},
+		{"tie", a, false},
+	} {
+		if got := c.v.Better(a); got != c.want {
+			t.Errorf("%s: Better = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
