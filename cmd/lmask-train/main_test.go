@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,6 +48,18 @@ func TestRun_TrainResumeExport(t *testing.T) {
 	mc, err := features.ReadConfig(filepath.Join(out, ModelDir))
 	if err != nil || mc.Problem != "tspdl" || mc.TrainSize != 8 || mc.DModel != 8 || !mc.RIE {
 		t.Fatalf("auto-exported config %+v %v", mc, err)
+	}
+	// The automatic export takes the best-validated weights.
+	bk, err := trainer.ReadCheckpoint(filepath.Join(out, trainer.BestFile))
+	if err != nil || bk.BestVal == nil || bk.Step != bk.BestStep {
+		t.Fatalf("best checkpoint %+v %v", bk, err)
+	}
+	auto, _ := os.ReadFile(filepath.Join(out, ModelDir, trainer.ModelCardFile))
+	if want := fmt.Sprintf("| steps | %d of ", bk.Step); !strings.Contains(string(auto), want) {
+		t.Errorf("auto-exported card lacks %q:\n%s", want, auto)
+	}
+	if bk.Step != 6 && !strings.Contains(stdout.String(), fmt.Sprintf("weights of step %d, the best validation", bk.Step)) {
+		t.Errorf("stdout does not name the best step %d: %s", bk.Step, stdout.String())
 	}
 	exp := filepath.Join(dir, "exported")
 	stdout.Reset()
