@@ -40,8 +40,8 @@
 // Each descent stops when a full scan of the enabled neighbourhoods finds
 // no improving move (a true local optimum) or a budget runs out.
 // Options.Kicks adds iterated local search:
-// random nearby feasible moves, a descent, and acceptance only on
-// improvement.
+// random feasible double bridges (two adjacent runs of up to 8 nodes
+// exchanged), a descent, and acceptance only on improvement.
 //
 // An infeasible start is repaired first by descending on (excess, cost)
 // lexicographically, where excess = Σ max(0, violation − Tol) is zero

@@ -8,6 +8,8 @@ import "math"
 //	OrOpt, Relocate: take the k nodes at positions i..i+k−1 and put them
 //	          after position j (j outside i−1..i+k−1), reversed if rev.
 //	Swap:     exchange the nodes at positions i < j.
+//	bridge:   exchange the runs i..j−1 and j..k−1 (k is then a position,
+//	          not a length); kicks only.
 type move struct {
 	kind MoveKind
 	i, j int
@@ -49,6 +51,11 @@ func (m move) pieces(n int, buf *[maxPieces]piece) []piece {
 		add(i+1, j-1, false)
 		add(i, i, false)
 		add(j+1, n-1, false)
+	case bridge:
+		add(0, i-1, false)
+		add(j, m.k-1, false)
+		add(i, j-1, false)
+		add(m.k, n-1, false)
 	}
 	return ps
 }

@@ -23,6 +23,9 @@ const (
 	// Swap exchanges two nodes.
 	Swap
 	numKinds
+	// bridge exchanges two adjacent runs (a double bridge): kicks use it,
+	// scans do not.
+	bridge = numKinds
 )
 
 // AllMoves lists every neighbourhood in the default scan order.
@@ -92,7 +95,8 @@ type Options struct {
 	TimeLimit time.Duration
 	// Kicks is the number of perturbations tried after the first local
 	// optimum (iterated local search): each applies up to 20 (TSPTW) or
-	// 12 (TSPDL) random nearby moves that keep the best tour feasible (or,
+	// 12 (TSPDL) random double bridges (two adjacent runs of 1–8 nodes
+	// exchanged) that keep the best tour feasible (or,
 	// while no feasible tour is known, moves random segments), descends
 	// again, and is kept only if it ends better than the best tour so far.
 	// The kicks end early when 200 random tries find no feasible
