@@ -157,7 +157,10 @@ type search struct {
 	rejected map[move]bool
 	timeUp   bool
 	kinds    []MoveKind
-	lastPos  int // scan offset: where the last applied move started
+	lastPos  int  // scan offset: where the last applied move started
+	kicking  bool // the starts are done; the kicks run
+	// feasibleKnown: a descent from a start has ended feasible.
+	feasibleKnown bool
 }
 
 func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Result) *search {
@@ -181,12 +184,26 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 	}
 	if opt.TimeLimit > 0 {
 		se.deadline = began.Add(opt.TimeLimit)
-		se.sc.expired = func() bool {
-			se.timeUp = se.timeUp || time.Now().After(se.deadline)
-			return se.timeUp
-		}
+		se.sc.expired = se.pastDeadline
 	}
 	return se
+}
+
+// pastDeadline reports, and remembers, that the time limit has passed;
+// under Options.FinishRepair it holds the limit back while the descents
+// from the starts are still repairing (no feasible tour known yet).
+func (se *search) pastDeadline() bool {
+	if se.timeUp {
+		return true
+	}
+	if se.deadline.IsZero() || !time.Now().After(se.deadline) {
+		return false
+	}
+	if se.opt.FinishRepair && !se.kicking && !se.feasibleKnown && se.st.excess > 0 {
+		return false
+	}
+	se.timeUp = true
+	return true
 }
 
 // key orders tours: lower excess first, then lower cost.
@@ -210,6 +227,7 @@ func (se *search) run(starts [][]int) []int {
 		se.lastPos = 0
 		se.descend()
 		se.res.Starts++
+		se.feasibleKnown = se.feasibleKnown || st.excess == 0
 		if now := (key{st.excess, st.cost}); best == nil || now.better(bestKey) {
 			best, bestKey = append(best[:0], st.tour...), now
 		}
@@ -220,6 +238,7 @@ func (se *search) run(starts [][]int) []int {
 	if se.res.Stop != LocalOptimum || (bestKey.excess > 0 && se.opt.NoRepair) || se.opt.Kicks == 0 {
 		return best
 	}
+	se.kicking = true
 	for k := 0; k < se.opt.Kicks; k++ {
 		if se.budgetHit() {
 			break
@@ -257,8 +276,7 @@ func (se *search) budgetHit() bool {
 		r.Stop = MoveBudget
 	case se.opt.MaxIterations > 0 && r.Iterations >= se.opt.MaxIterations:
 		r.Stop = IterationBudget
-	case se.timeUp || (!se.deadline.IsZero() && time.Now().After(se.deadline)):
-		se.timeUp = true
+	case se.pastDeadline():
 		r.Stop = TimeBudget
 	default:
 		return false
@@ -327,8 +345,7 @@ func (se *search) scan() (move, bool) {
 			return false
 		}
 		evals++
-		if evals&1023 == 0 && !se.deadline.IsZero() && time.Now().After(se.deadline) {
-			se.timeUp = true
+		if evals&1023 == 0 && se.pastDeadline() {
 			return true
 		}
 		c := st.cost + st.delta(m)

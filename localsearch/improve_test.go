@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lmask/lmask/lazymask"
 )
@@ -188,6 +189,52 @@ func TestRepairRate(t *testing.T) {
 		if tried < count/2 || rate < 0.9 {
 			t.Fatalf("%v: repaired %d of %d", prob, repaired, tried)
 		}
+	}
+}
+
+// TestFinishRepair: a time limit that has already passed ends the search
+// at once, leaving an infeasible start unrepaired, unless FinishRepair
+// holds it back until the repair reaches a feasible tour; the kicks are
+// then cut by the limit.
+func TestFinishRepair(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 21))
+	checked := 0
+	for it := 0; it < 60 && checked < 10; it++ {
+		var in *lazymask.Instance
+		if it%2 == 0 {
+			in, _ = randTSPTW(rng, 20, distKind(it%3), 0.5)
+		} else {
+			in, _ = randTSPDL(rng, 20, distKind(it%3), 0.1)
+		}
+		start := perm(rng, 20)
+		free, err := Improve(in, start, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if free.StartFeasible || !free.Feasible {
+			continue // only starts the repair makes feasible
+		}
+		checked++
+		cut, err := Improve(in, start, Options{TimeLimit: time.Nanosecond, Kicks: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cut.Feasible || cut.Moves != 0 || cut.Stop != TimeBudget {
+			t.Fatalf("#%d without FinishRepair: feasible %v after %d moves, stop %v", it, cut.Feasible, cut.Moves, cut.Stop)
+		}
+		fin, err := Improve(in, start, Options{TimeLimit: time.Nanosecond, Kicks: 5, FinishRepair: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fin.Feasible || fin.Kicks != 0 || fin.Stop != TimeBudget {
+			t.Fatalf("#%d with FinishRepair: feasible %v, %d kicks, stop %v", it, fin.Feasible, fin.Kicks, fin.Stop)
+		}
+		if r, _ := lazymask.Check(in, fin.Tour); !r.Feasible {
+			t.Fatalf("#%d: the checker rejects the repaired tour", it)
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d repairable starts", checked)
 	}
 }
 

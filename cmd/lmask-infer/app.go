@@ -67,7 +67,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.IntFlag{Name: "improve-starts", Value: 8, Usage: "starting tours per instance for --improve: the best K distinct decoded tours (0 = all; 1 = the best only), plus the urgency order where none is feasible"},
 			&cli.DurationFlag{Name: "improve-budget", Value: 0, Usage: "local-search time limit per instance (0 = none)"},
 			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance (with --improve-share: at most this many; 0 = as many as the time allows)"},
-			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "bound the local search of each row group by this share of the network's time to decode it (0.5: at most +50%), split evenly among its instances; the bound covers the whole search, descents included; time-based, so tours vary between runs and machines (0 = off; at most 1000)"},
+			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "bound the local search of each row group by this share of the network's time to decode it (0.5: at most +50%), split evenly among its instances; the bound covers the whole search, descents included, except the repair of an instance with no feasible decoded tour, which always finishes; time-based, so tours vary between runs and machines (0 = off; at most 1000)"},
 		},
 		Action: func(c *cli.Context) error {
 			cfg, err := parseConfig(c, stdout, stderr)

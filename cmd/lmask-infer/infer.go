@@ -239,7 +239,8 @@ const maxShare = 1000
 // started (so an instance that overruns its part shortens the later ones'),
 // capped by --improve-budget, and kicks until then (at most --improve-kicks
 // when set). The part bounds the whole search of the instance: a share
-// smaller than the descents from the starts need cuts them short too.
+// smaller than the descents from the starts need cuts them short too,
+// except a repair (localsearch.Options.FinishRepair), which always finishes.
 func improveOptions(cfg config, decode time.Duration) (localsearch.Options, time.Time) {
 	opt := localsearch.Options{TimeLimit: cfg.improveBudget, Kicks: cfg.improveKicks, Seed: cfg.seed, MaxStarts: cfg.improveStarts}
 	if cfg.improveShare <= 0 {
@@ -248,6 +249,9 @@ func improveOptions(cfg config, decode time.Duration) (localsearch.Options, time
 	if opt.Kicks == 0 {
 		opt.Kicks = unboundedKicks
 	}
+	// The share is a target for the improvement, not a reason to leave an
+	// instance infeasible: repairs from the starts always finish.
+	opt.FinishRepair = true
 	return opt, time.Now().Add(time.Duration(cfg.improveShare * float64(decode)))
 }
 
