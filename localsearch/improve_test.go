@@ -162,13 +162,7 @@ func TestRepairRate(t *testing.T) {
 	for _, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
 		tried, repaired := 0, 0
 		for it := 0; it < count; it++ {
-			var in *lazymask.Instance
-			if prob == lazymask.TSPTW {
-				in, _ = randTSPTW(rng, 20, distKind(it%3), 0.5)
-			} else {
-				in, _ = randTSPDL(rng, 20, distKind(it%3), 0.1)
-			}
-			start := perm(rng, 20)
+			in, start := tightInstance(rng, prob, distKind(it%3))
 			res, err := Improve(in, start, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -192,6 +186,18 @@ func TestRepairRate(t *testing.T) {
 	}
 }
 
+// tightInstance draws a 20-node instance with tight windows or drafts and a
+// random start, which is mostly infeasible.
+func tightInstance(rng *rand.Rand, prob lazymask.Problem, kind distKind) (*lazymask.Instance, []int) {
+	var in *lazymask.Instance
+	if prob == lazymask.TSPTW {
+		in, _ = randTSPTW(rng, 20, kind, 0.5)
+	} else {
+		in, _ = randTSPDL(rng, 20, kind, 0.1)
+	}
+	return in, perm(rng, 20)
+}
+
 // TestFinishRepair: a time limit that has already passed ends the search
 // at once, leaving an infeasible start unrepaired, unless FinishRepair
 // holds it back until the repair reaches a feasible tour; the kicks are
@@ -200,13 +206,11 @@ func TestFinishRepair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 21))
 	checked := 0
 	for it := 0; it < 60 && checked < 10; it++ {
-		var in *lazymask.Instance
-		if it%2 == 0 {
-			in, _ = randTSPTW(rng, 20, distKind(it%3), 0.5)
-		} else {
-			in, _ = randTSPDL(rng, 20, distKind(it%3), 0.1)
+		prob := lazymask.TSPTW
+		if it%2 == 1 {
+			prob = lazymask.TSPDL
 		}
-		start := perm(rng, 20)
+		in, start := tightInstance(rng, prob, distKind(it%3))
 		free, err := Improve(in, start, Options{})
 		if err != nil {
 			t.Fatal(err)
