@@ -296,3 +296,56 @@ func TestBlockedIsSound(t *testing.T) {
 		t.Fatalf("too few blocked scans to test: %v", hits)
 	}
 }
+
+// TestBridgeAgreesWithReplay: every double bridge of the kicks (runs
+// i..j−1 and j..k−1 exchanged) builds the tour a direct slice edit does,
+// and its O(1) feasibility verdict and length match lazymask.Check.
+func TestBridgeAgreesWithReplay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for _, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+		feasible, total := 0, 0
+		for it := 0; it < 40; it++ {
+			n := 4 + rng.IntN(9)
+			var in *lazymask.Instance
+			var tour []int
+			if prob == lazymask.TSPTW {
+				in, tour = randTSPTW(rng, n, distKind(it%3), []float64{1, 5, 20}[it%3])
+			} else {
+				in, tour = randTSPDL(rng, n, distKind(it%3), []float64{0.3, 1}[it%2])
+			}
+			st := newState(in)
+			st.set(tour)
+			var buf [maxPieces]piece
+			for i := 1; i < n; i++ {
+				for j := i + 1; j < n; j++ {
+					for k := j + 1; k <= n; k++ {
+						want := slices.Concat(tour[:i], tour[j:k], tour[i:j], tour[k:])
+						ps := move{kind: bridge, i: i, j: j, k: k}.pieces(n, &buf)
+						got := st.build(ps, nil)
+						if !slices.Equal(got, want) {
+							t.Fatalf("bridge %d,%d,%d of %v: built %v, want %v", i, j, k, tour, got, want)
+						}
+						chk, err := lazymask.Check(in, want)
+						if _, bad := err.(*lazymask.TourError); bad {
+							t.Fatalf("check %v: %v", want, err)
+						}
+						if f := st.feasible(ps); f != chk.Feasible {
+							t.Fatalf("%v bridge %d,%d,%d of %v: fast feasible %v, Check %v", prob, i, j, k, tour, f, chk.Feasible)
+						}
+						if c := st.pathCost(ps); math.Abs(c-chk.Cost) > 1e-9 {
+							t.Fatalf("%v bridge %d,%d,%d: cost %v, Check %v", prob, i, j, k, c, chk.Cost)
+						}
+						total++
+						if chk.Feasible {
+							feasible++
+						}
+					}
+				}
+			}
+		}
+		t.Logf("%v: %d bridges, %d feasible", prob, total, feasible)
+		if feasible < total/10 || feasible > total*9/10 {
+			t.Fatalf("%v: unbalanced verdicts (%d feasible of %d)", prob, feasible, total)
+		}
+	}
+}
