@@ -445,7 +445,9 @@ func (se *search) feasibleKick() bool {
 				continue
 			}
 			m = move{kind: bridge, i: i, j: j, k: k}
-		} else if m = se.nearbyMove(i); m.kind == bridge {
+		} else if nm, ok := se.nearbyMove(i); ok {
+			m = nm
+		} else {
 			continue
 		}
 		ps := m.pieces(n, &se.buf)
@@ -465,14 +467,14 @@ func (se *search) feasibleKick() bool {
 }
 
 // nearbyMove draws a random move of the enabled neighbourhoods that starts
-// at position i and reaches at most kickReach positions; a draw that falls
-// outside the tour comes back with kind bridge (none).
-func (se *search) nearbyMove(i int) move {
+// at position i and reaches at most kickReach positions; false when the
+// draw falls outside the tour.
+func (se *search) nearbyMove(i int) (move, bool) {
 	n := se.st.n
 	off := 1 + se.rng.IntN(kickReach)
 	switch kind := se.kinds[se.rng.IntN(len(se.kinds))]; kind {
 	case TwoOpt, Swap:
-		return move{kind: kind, i: i, j: min(i+off, n-1)}
+		return move{kind: kind, i: i, j: min(i+off, n-1)}, true
 	default:
 		k := 1
 		if kind == OrOpt {
@@ -483,9 +485,9 @@ func (se *search) nearbyMove(i int) move {
 			j = i + k - 1 + off
 		}
 		if j < 0 || j >= n || (j >= i-1 && j <= i+k-1) {
-			return move{kind: bridge}
+			return move{}, false
 		}
-		return move{kind: kind, i: i, j: j, k: k, rev: kind == OrOpt && se.rng.IntN(2) == 1}
+		return move{kind: kind, i: i, j: j, k: k, rev: kind == OrOpt && se.rng.IntN(2) == 1}, true
 	}
 }
 
