@@ -35,12 +35,13 @@ type state struct {
 	fwdCost, bwdCost []float64
 
 	// TSPTW: fwdSeg[i*n+j] / revSeg[i*n+j] (i ≤ j) describe positions
-	// i..j walked forwards / backwards. Rows are filled lazily, as far as
-	// they are read: entries j ≥ stale[i] of row i are out of date (read
-	// them through fseg and rseg). suffix[i] describes positions i..n−1
-	// walked forwards, kept up to date by update.
+	// i..j walked forwards / backwards. Rows are filled lazily, each table
+	// on its own, as far as they are read: entries j ≥ staleF[i] of row i
+	// of fwdSeg (staleR[i] of revSeg) are out of date (read them through
+	// fseg and rseg). suffix[i] describes positions i..n−1 walked forwards,
+	// kept up to date by update.
 	fwdSeg, revSeg []twSeg
-	stale          []int
+	staleF, staleR []int
 	suffix         []twSeg
 	// metric: the travel times obey the triangle inequality (always for
 	// coordinates), which insBlocked and swapBlocked rely on for TSPTW.
@@ -72,7 +73,7 @@ func newState(inst *lazymask.Instance) *state {
 	if s.tsptw {
 		s.fwdSeg = make([]twSeg, n*n)
 		s.revSeg = make([]twSeg, n*n)
-		s.stale = make([]int, n)
+		s.staleF, s.staleR = make([]int, n), make([]int, n)
 		s.suffix = make([]twSeg, n)
 		// The O(n³) test is skipped (the stopping rule left off) for large
 		// explicit matrices.
@@ -149,7 +150,8 @@ func (s *state) update(tour []int, full bool) {
 		// Runs i..j with j < lo or i > hi are unchanged; the rest is
 		// recomputed when first read.
 		for i := 0; i <= hi; i++ {
-			s.stale[i] = min(s.stale[i], max(i, lo))
+			s.staleF[i] = min(s.staleF[i], max(i, lo))
+			s.staleR[i] = min(s.staleR[i], max(i, lo))
 		}
 		s.suffix[n-1] = s.nodes[t[n-1]]
 		for i := min(hi, n-2); i >= 0; i-- {
@@ -183,36 +185,48 @@ func (s *state) update(tour []int, full bool) {
 	s.slackRev.rebuild(s.bufRev, max(lo, 1), last)
 }
 
-// fill brings row i of the time-window tables up to date through column
-// last.
-func (s *state) fill(i, last int) {
+// fillF and fillR bring row i of fwdSeg and of revSeg up to date through
+// column last.
+func (s *state) fillF(i, last int) {
 	n, t := s.n, s.tour
-	row := i * n
-	j := max(s.stale[i], i)
+	row := s.fwdSeg[i*n : i*n+n]
+	j := max(s.staleF[i], i)
 	if j == i {
-		s.fwdSeg[row+i] = s.nodes[t[i]]
-		s.revSeg[row+i] = s.nodes[t[i]]
+		row[i] = s.nodes[t[i]]
 		j++
 	}
 	for ; j <= last; j++ {
-		s.fwdSeg[row+j] = concat(s.fwdSeg[row+j-1], s.nodes[t[j]], s.d(t[j-1], t[j]))
-		s.revSeg[row+j] = concat(s.nodes[t[j]], s.revSeg[row+j-1], s.d(t[j], t[j-1]))
+		row[j] = concat(row[j-1], s.nodes[t[j]], s.d(t[j-1], t[j]))
 	}
-	s.stale[i] = max(s.stale[i], last+1)
+	s.staleF[i] = last + 1
+}
+
+func (s *state) fillR(i, last int) {
+	n, t := s.n, s.tour
+	row := s.revSeg[i*n : i*n+n]
+	j := max(s.staleR[i], i)
+	if j == i {
+		row[i] = s.nodes[t[i]]
+		j++
+	}
+	for ; j <= last; j++ {
+		row[j] = concat(s.nodes[t[j]], row[j-1], s.d(t[j], t[j-1]))
+	}
+	s.staleR[i] = last + 1
 }
 
 // fseg and rseg return the time-window data of positions i..j (i ≤ j)
 // walked forwards and backwards.
 func (s *state) fseg(i, j int) twSeg {
-	if j >= s.stale[i] {
-		s.fill(i, j)
+	if j >= s.staleF[i] {
+		s.fillF(i, j)
 	}
 	return s.fwdSeg[i*s.n+j]
 }
 
 func (s *state) rseg(i, j int) twSeg {
-	if j >= s.stale[i] {
-		s.fill(i, j)
+	if j >= s.staleR[i] {
+		s.fillR(i, j)
 	}
 	return s.revSeg[i*s.n+j]
 }

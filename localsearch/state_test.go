@@ -215,8 +215,10 @@ func TestIncrementalUpdate(t *testing.T) {
 			full.set(next)
 			if inc.tsptw {
 				for r := range n {
-					inc.fill(r, n-1)
-					full.fill(r, n-1)
+					inc.fillF(r, n-1)
+					inc.fillR(r, n-1)
+					full.fillF(r, n-1)
+					full.fillR(r, n-1)
 				}
 			}
 			if !slices.Equal(inc.fwdSeg, full.fwdSeg) || !slices.Equal(inc.revSeg, full.revSeg) ||
