@@ -185,48 +185,41 @@ func (s *state) update(tour []int, full bool) {
 	s.slackRev.rebuild(s.bufRev, max(lo, 1), last)
 }
 
-// fillF and fillR bring row i of fwdSeg and of revSeg up to date through
-// column last.
-func (s *state) fillF(i, last int) {
+// fill brings row i of fwdSeg (rev: of revSeg) up to date through column
+// last.
+func (s *state) fill(i, last int, rev bool) {
 	n, t := s.n, s.tour
-	row := s.fwdSeg[i*n : i*n+n]
-	j := max(s.staleF[i], i)
+	row, stale := s.fwdSeg[i*n:i*n+n], &s.staleF[i]
+	if rev {
+		row, stale = s.revSeg[i*n:i*n+n], &s.staleR[i]
+	}
+	j := max(*stale, i)
 	if j == i {
 		row[i] = s.nodes[t[i]]
 		j++
 	}
 	for ; j <= last; j++ {
-		row[j] = concat(row[j-1], s.nodes[t[j]], s.d(t[j-1], t[j]))
+		if rev {
+			row[j] = concat(s.nodes[t[j]], row[j-1], s.d(t[j], t[j-1]))
+		} else {
+			row[j] = concat(row[j-1], s.nodes[t[j]], s.d(t[j-1], t[j]))
+		}
 	}
-	s.staleF[i] = last + 1
-}
-
-func (s *state) fillR(i, last int) {
-	n, t := s.n, s.tour
-	row := s.revSeg[i*n : i*n+n]
-	j := max(s.staleR[i], i)
-	if j == i {
-		row[i] = s.nodes[t[i]]
-		j++
-	}
-	for ; j <= last; j++ {
-		row[j] = concat(s.nodes[t[j]], row[j-1], s.d(t[j], t[j-1]))
-	}
-	s.staleR[i] = last + 1
+	*stale = last + 1
 }
 
 // fseg and rseg return the time-window data of positions i..j (i ≤ j)
 // walked forwards and backwards.
 func (s *state) fseg(i, j int) twSeg {
 	if j >= s.staleF[i] {
-		s.fillF(i, j)
+		s.fill(i, j, false)
 	}
 	return s.fwdSeg[i*s.n+j]
 }
 
 func (s *state) rseg(i, j int) twSeg {
 	if j >= s.staleR[i] {
-		s.fillR(i, j)
+		s.fill(i, j, true)
 	}
 	return s.revSeg[i*s.n+j]
 }

@@ -215,10 +215,10 @@ func TestIncrementalUpdate(t *testing.T) {
 			full.set(next)
 			if inc.tsptw {
 				for r := range n {
-					inc.fillF(r, n-1)
-					inc.fillR(r, n-1)
-					full.fillF(r, n-1)
-					full.fillR(r, n-1)
+					for _, rev := range []bool{false, true} {
+						inc.fill(r, n-1, rev)
+						full.fill(r, n-1, rev)
+					}
 				}
 			}
 			if !slices.Equal(inc.fwdSeg, full.fwdSeg) || !slices.Equal(inc.revSeg, full.revSeg) ||
