@@ -137,7 +137,7 @@ func ModelCard(st State) []byte {
 		row("solution infeasibility", fmt.Sprintf("%.2f%%", 100*v.SolInfeasible))
 		row("instance infeasibility", fmt.Sprintf("%.2f%%", 100*v.InstInfeasible))
 		row("objective (mean best length)", fmt.Sprintf("%.4f", v.Obj))
-		row("gap", gapText(*v))
+		row("gap", v.GapText())
 	}
 	b.WriteString("\n## Intended use\n\nInference with `lmask-infer` (encoder.onnx + decoder.onnx, contract format " +
 		fmt.Sprint(features.FormatVersion) + ") on instances of the same problem and a similar size and distribution.\n")

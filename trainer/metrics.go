@@ -85,6 +85,15 @@ func (v ValMetrics) Better(o ValMetrics) bool {
 	return v.Obj < o.Obj
 }
 
+// GapText is the gap as a percentage, or "n/a" when the set has no
+// references.
+func (v ValMetrics) GapText() string {
+	if !v.HasGap {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f%%", 100*v.Gap)
+}
+
 // MetricsLog appends records to a JSON-lines file and keeps them in memory
 // for the training-curve picture.
 type MetricsLog struct {

@@ -286,7 +286,7 @@ func (t *Trainer) validate() error {
 		return err
 	}
 	fmt.Fprintf(t.opt.Log, "step %d validation: sol. infeasible %.2f%%, inst. infeasible %.2f%%, obj %.4f, gap %s (%.1fs)\n",
-		t.done, 100*vm.SolInfeasible, 100*vm.InstInfeasible, vm.Obj, gapText(vm), vm.Seconds)
+		t.done, 100*vm.SolInfeasible, 100*vm.InstInfeasible, vm.Obj, vm.GapText(), vm.Seconds)
 	if err := t.log.Append(Record{Kind: KindVal, Step: t.done, Infeasible: vm.SolInfeasible, Val: &vm}); err != nil {
 		return err
 	}
@@ -304,13 +304,6 @@ func (t *Trainer) validate() error {
 // BestVal returns the best validation so far and its step (nil when the
 // run has not validated or does not keep the best).
 func (t *Trainer) BestVal() (*ValMetrics, int) { return t.best, t.bestAt }
-
-func gapText(vm ValMetrics) string {
-	if !vm.HasGap {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.2f%%", 100*vm.Gap)
-}
 
 // Validate evaluates the current weights on the validation set (greedy ×8,
 // test semantics, budget ValBudget) and remembers the result.

@@ -81,7 +81,7 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		filepath.Join(out, trainer.MetricsFile), filepath.Join(out, trainer.CurveFile))
 	if b, at := tr.BestVal(); b != nil {
 		fmt.Fprintf(stdout, "best validation: step %d, inst. infeasible %.2f%%, obj %.4f, gap %s: %s (export it with lmask-train export --checkpoint)\n",
-			at, 100*b.InstInfeasible, b.Obj, gapOrNA(b), filepath.Join(out, trainer.BestFile))
+			at, 100*b.InstInfeasible, b.Obj, b.GapText(), filepath.Join(out, trainer.BestFile))
 	}
 	if sum.Interrupted {
 		fmt.Fprintf(stdout, "interrupted: continue with --resume --out %s\n", out)
@@ -154,11 +154,4 @@ func (p *progress) finish() {
 		_ = p.bar.Exit()
 		fmt.Fprintln(p.w)
 	}
-}
-
-func gapOrNA(v *trainer.ValMetrics) string {
-	if !v.HasGap {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.2f%%", 100*v.Gap)
 }
