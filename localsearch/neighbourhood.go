@@ -200,6 +200,29 @@ func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool)
 		}
 		return f(move{kind: kind, i: i, j: j, k: k, rev: rev})
 	}
+	// TSPDL asks at every insertion point: runBlocks gives the same
+	// verdicts without a range-minimum query per point.
+	if sc.eager && sc.insBlocked != nil && st != nil && !st.tsptw {
+		rb := st.blocksOf(i, k, rev)
+		for j := end + 1; j < n; j++ {
+			if try(j) {
+				return true
+			}
+			if rb.after(j) {
+				break
+			}
+		}
+		for j := i - 2; j >= 0; j-- {
+			if try(j) {
+				return true
+			}
+			if rb.before(j) {
+				break
+			}
+		}
+		sc.infeasible = false
+		return false
+	}
 	for j := end + 1; j < n; j++ {
 		if try(j) {
 			return true

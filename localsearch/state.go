@@ -399,6 +399,52 @@ func (s *state) insBlocked(i, k int, rev bool, j int) bool {
 	return s.slackFwd.min(j+1, i-1)-(s.load[end]-s.load[i-1]) < -lazymask.Tol
 }
 
+// runBlocks answers insBlocked for one TSPDL run at every insertion point
+// of a scan, with the run's range minimum taken once and the nodes between
+// the run and an insertion point before it folded into a running minimum
+// as the scan walks away from the run; its verdicts are insBlocked's.
+type runBlocks struct {
+	s          *state
+	i, end     int
+	rev        bool
+	runMin     float64 // least slack of the run (reversed: slackRev)
+	runLoad    float64 // the run's own load
+	passedMin  float64 // least slackFwd of the positions j+1..i−1 passed
+	passedNext int     // the next position before the run to fold in
+}
+
+// blocksOf prepares runBlocks for the run at positions i..i+k−1 (TSPDL).
+func (s *state) blocksOf(i, k int, rev bool) runBlocks {
+	end := i + k - 1
+	r := runBlocks{s: s, i: i, end: end, rev: rev, runLoad: s.load[end] - s.load[i-1],
+		passedMin: math.Inf(1), passedNext: i - 1}
+	if rev {
+		r.runMin = s.slackRev.min(i, end)
+	} else {
+		r.runMin = s.slackFwd.min(i, end)
+	}
+	return r
+}
+
+// after is insBlocked(i, k, rev, j) for j after the run.
+func (r *runBlocks) after(j int) bool {
+	s := r.s
+	shift := s.load[r.i-1] + s.load[j] - s.load[r.end]
+	if r.rev {
+		return !(r.runMin-shift-s.load[r.end] >= -lazymask.Tol)
+	}
+	return !(r.runMin-shift+s.load[r.i-1] >= -lazymask.Tol)
+}
+
+// before is insBlocked(i, k, rev, j) for j before the run; the scan asks
+// for j = i−2, i−3, … in turn.
+func (r *runBlocks) before(j int) bool {
+	for ; r.passedNext > j; r.passedNext-- {
+		r.passedMin = min(r.passedMin, r.s.bufFwd[r.passedNext])
+	}
+	return r.passedMin-r.runLoad < -lazymask.Tol
+}
+
 // swapBlocked reports that swapping positions i < j is infeasible because
 // the node at i, moved to j, comes after the nodes i+1..j−1 with a time
 // warp (TSPTW, with the triangle inequality as in insBlocked) or under at

@@ -351,3 +351,61 @@ func TestBridgeAgreesWithReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestRunBlocksAgree: the TSPDL scan's runBlocks gives insBlocked's verdict
+// at every insertion point of every run, walking away from the run as the
+// scan does, on tours reached by incremental updates as well as on fresh
+// ones.
+func TestRunBlocksAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 5))
+	var buf [maxPieces]piece
+	blocked, asked := 0, 0
+	for it := 0; it < 60; it++ {
+		n := 6 + rng.IntN(30)
+		in, tour := randTSPDL(rng, n, distKind(it%3), []float64{0.02, 0.1, 0.3}[it%3])
+		st := newState(in)
+		st.set(tour)
+		for step := 0; step < 4; step++ {
+			for i := 1; i < n; i++ {
+				for k := 1; k <= 3 && i+k-1 < n; k++ {
+					for _, rev := range []bool{false, true} {
+						end := i + k - 1
+						rb := st.blocksOf(i, k, rev)
+						for j := end + 1; j < n; j++ {
+							want := st.insBlocked(i, k, rev, j)
+							if got := rb.after(j); got != want {
+								t.Fatalf("#%d step %d: run %d..%d rev %v after %d: runBlocks %v, insBlocked %v", it, step, i, end, rev, j, got, want)
+							}
+							asked++
+							if want {
+								blocked++
+							}
+						}
+						for j := i - 2; j >= 0; j-- {
+							want := st.insBlocked(i, k, rev, j)
+							if got := rb.before(j); got != want {
+								t.Fatalf("#%d step %d: run %d..%d rev %v before %d: runBlocks %v, insBlocked %v", it, step, i, end, rev, j, got, want)
+							}
+							asked++
+							if want {
+								blocked++
+							}
+						}
+					}
+				}
+			}
+			// Move on to a neighbour (feasible or not) through the
+			// incremental update.
+			i := 1 + rng.IntN(n-1)
+			j := 1 + rng.IntN(n-1)
+			if i == j {
+				continue
+			}
+			m := move{kind: TwoOpt, i: min(i, j), j: max(i, j)}
+			st.update(st.build(m.pieces(n, &buf), nil), false)
+		}
+	}
+	if blocked < 1000 || blocked == asked {
+		t.Fatalf("verdicts not varied enough to test: %d blocked of %d", blocked, asked)
+	}
+}
