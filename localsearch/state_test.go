@@ -371,24 +371,21 @@ func TestRunBlocksAgree(t *testing.T) {
 					for _, rev := range []bool{false, true} {
 						end := i + k - 1
 						rb := st.blocksOf(i, k, rev)
-						for j := end + 1; j < n; j++ {
-							want := st.insBlocked(i, k, rev, j)
-							if got := rb.after(j); got != want {
-								t.Fatalf("#%d step %d: run %d..%d rev %v after %d: runBlocks %v, insBlocked %v", it, step, i, end, rev, j, got, want)
-							}
-							asked++
-							if want {
-								blocked++
-							}
-						}
-						for j := i - 2; j >= 0; j-- {
-							want := st.insBlocked(i, k, rev, j)
-							if got := rb.before(j); got != want {
-								t.Fatalf("#%d step %d: run %d..%d rev %v before %d: runBlocks %v, insBlocked %v", it, step, i, end, rev, j, got, want)
-							}
-							asked++
-							if want {
-								blocked++
+						// The scan's walks: after the run, then before it.
+						for _, side := range []struct {
+							name      string
+							from, dir int
+							verdict   func(int) bool
+						}{{"after", end + 1, 1, rb.after}, {"before", i - 2, -1, rb.before}} {
+							for j := side.from; j >= 0 && j < n; j += side.dir {
+								want := st.insBlocked(i, k, rev, j)
+								if got := side.verdict(j); got != want {
+									t.Fatalf("#%d step %d: run %d..%d rev %v %s %d: runBlocks %v, insBlocked %v", it, step, i, end, rev, side.name, j, got, want)
+								}
+								asked++
+								if want {
+									blocked++
+								}
 							}
 						}
 					}
