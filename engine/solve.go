@@ -19,7 +19,8 @@ const DefaultBatch = 4
 
 // SolveOptions configure Solve.
 type SolveOptions struct {
-	// Aug is the number of dihedral augmentations, 1 or 8 (0 means 8).
+	// Aug is the number of dihedral augmentations, 1 to 8 (0 means 8):
+	// the first Aug transforms of lazymask.Augment, the identity first.
 	Aug int
 	// Samples is the number of sampled trajectories per augmentation; 0
 	// decodes one greedy trajectory per augmentation.
@@ -47,8 +48,8 @@ func (o SolveOptions) withDefaults() (SolveOptions, error) {
 	if o.Aug == 0 {
 		o.Aug = lazymask.NumAugment
 	}
-	if o.Aug != 1 && o.Aug != lazymask.NumAugment {
-		return o, fmt.Errorf("solve: aug %d, want 1 or %d", o.Aug, lazymask.NumAugment)
+	if o.Aug < 1 || o.Aug > lazymask.NumAugment {
+		return o, fmt.Errorf("solve: aug %d, want 1 to %d", o.Aug, lazymask.NumAugment)
 	}
 	if o.Samples < 0 {
 		return o, fmt.Errorf("solve: samples %d, want ≥ 0 (0 = greedy)", o.Samples)

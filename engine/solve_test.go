@@ -159,3 +159,42 @@ func TestSolveContextCancelled(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestSolveAugSubset: --aug K decodes the first K transforms, and their
+// greedy tours are those the full eight-transform solve decodes for them.
+func TestSolveAugSubset(t *testing.T) {
+	e := openToy(t, lazymask.TSPTW, 2)
+	insts := randomInstances(lazymask.TSPTW, 6, 10, 31)
+	full, err := e.Solve(insts, SolveOptions{Budget: 5, Batch: 3, AllTours: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{1, 3, 4} {
+		sub, err := e.Solve(insts, SolveOptions{Aug: k, Budget: 5, Batch: 3, AllTours: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range insts {
+			if len(sub[i].Tours) != k || sub[i].Decoded != k {
+				t.Fatalf("aug %d, instance %d: %d tours (%d decoded), want %d", k, i, len(sub[i].Tours), sub[i].Decoded, k)
+			}
+			best := Tour{Failed: true, Cost: math.Inf(1)}
+			for a, tr := range sub[i].Tours {
+				if want := full[i].Tours[a]; !reflect.DeepEqual(tr, want) {
+					t.Fatalf("aug %d, instance %d, transform %d: tour %v, the eight-transform solve has %v", k, i, a, tr.Nodes, want.Nodes)
+				}
+				if better(tr, best) {
+					best = tr
+				}
+			}
+			if !reflect.DeepEqual(sub[i].Best, best) {
+				t.Fatalf("aug %d, instance %d: best %+v, want %+v", k, i, sub[i].Best, best)
+			}
+		}
+	}
+	for _, k := range []int{-1, 9} {
+		if _, err := e.Solve(insts, SolveOptions{Aug: k, Budget: 5}); err == nil {
+			t.Fatalf("aug %d accepted", k)
+		}
+	}
+}

@@ -52,7 +52,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "out", Required: true, Usage: "solutions Parquet file to write (atomically)"},
 			&cli.IntFlag{Name: "budget", Value: DefaultBudget, Usage: "backtrack budget R per trajectory (-1 = unlimited); the paper uses 200 for TSPTW-50 hard"},
 			&cli.StringFlag{Name: "lookahead", Value: "tsl", Usage: "look-ahead mask: ssl or tsl (none for plain TSP masking)"},
-			&cli.IntFlag{Name: "aug", Value: lazymask.NumAugment, Usage: "dihedral augmentations: 8 or 1"},
+			&cli.IntFlag{Name: "aug", Value: lazymask.NumAugment, Usage: "dihedral augmentations, 1 to 8 (the first K transforms, the identity first)"},
 			&cli.IntFlag{Name: "samples", Value: 0, Usage: "sampled trajectories per augmentation (0 = greedy)"},
 			&cli.Uint64Flag{Name: "seed", Value: 2025, Usage: "sampling seed"},
 			&cli.IntFlag{Name: "batch", Value: engine.DefaultBatch, Usage: "instances per decode batch"},
@@ -99,8 +99,8 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		stdout: stdout, stderr: stderr, progress: isTerminal(stderr),
 	}
 	switch {
-	case cfg.aug != 1 && cfg.aug != lazymask.NumAugment:
-		return cfg, usageError{fmt.Sprintf("--aug %d: want 1 or %d", cfg.aug, lazymask.NumAugment)}
+	case cfg.aug < 1 || cfg.aug > lazymask.NumAugment:
+		return cfg, usageError{fmt.Sprintf("--aug %d: want 1 to %d", cfg.aug, lazymask.NumAugment)}
 	case cfg.samples < 0:
 		return cfg, usageError{fmt.Sprintf("--samples %d: want ≥ 0", cfg.samples)}
 	case cfg.budget < lazymask.Unlimited:

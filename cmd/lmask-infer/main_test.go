@@ -390,7 +390,8 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--model", "m", "--data", "d", "--out", "o", "--aug", "4"}, "--aug 4"},
+		{[]string{"--model", "m", "--data", "d", "--out", "o", "--aug", "9"}, "--aug 9"},
+		{[]string{"--model", "m", "--data", "d", "--out", "o", "--aug", "0"}, "--aug 0"},
 		{[]string{"--model", "m", "--data", "d", "--out", "o", "--lookahead", "x"}, "--lookahead"},
 		{[]string{"--model", "m", "--data", "d", "--out", "o", "--device", "tpu"}, "--device"},
 		{[]string{"--data", "d", "--out", "o"}, "model"},
