@@ -175,8 +175,8 @@ func (e *Engine) Solve(insts []*lazymask.Instance, opts SolveOptions) ([]Solutio
 
 // Solve decodes every instance Aug×max(1,Samples) times and returns, per
 // instance, the best tour by lazymask.Check on the original instance.
-// Instances are split into batches of SolveOptions.Batch, which the workers
-// decode concurrently.
+// Instances are split into batches of up to SolveOptions.Batch consecutive
+// instances of one size, which the workers decode concurrently.
 func (s *Solver) Solve(insts []*lazymask.Instance) ([]Solution, error) {
 	return s.SolveContext(context.Background(), insts)
 }
@@ -195,9 +195,10 @@ func (s *Solver) SolveContext(ctx context.Context, insts []*lazymask.Instance) (
 		}
 	}
 	out := make([]Solution, len(insts))
-	nb := (len(insts) + s.opts.Batch - 1) / s.opts.Batch
-	jobs := make(chan int, nb)
-	for b := 0; b < nb; b++ {
+	batches := batchRanges(insts, s.opts.Batch)
+	nb := len(batches)
+	jobs := make(chan [2]int, nb)
+	for _, b := range batches {
 		jobs <- b
 	}
 	close(jobs)
@@ -220,8 +221,7 @@ func (s *Solver) SolveContext(ctx context.Context, insts []*lazymask.Instance) (
 					mu.Unlock()
 					return
 				}
-				lo := b * s.opts.Batch
-				hi := min(lo+s.opts.Batch, len(insts))
+				lo, hi := b[0], b[1]
 				if err := w.solveBatch(s.opts, insts, lo, hi, out, st); err != nil {
 					mu.Lock()
 					errs = append(errs, err)
@@ -252,6 +252,23 @@ func (s *Solver) SolveContext(ctx context.Context, insts []*lazymask.Instance) (
 	st.Workers = nw
 	s.stats.Add(st)
 	return out, nil
+}
+
+// batchRanges splits insts into runs [lo,hi) of at most size consecutive
+// instances, cut where the node count changes (a decode batch holds one
+// size), so a file of mixed sizes (a benchmark) is solved in one call;
+// where all sizes agree the runs are size apart.
+func batchRanges(insts []*lazymask.Instance, size int) [][2]int {
+	var out [][2]int
+	for lo := 0; lo < len(insts); {
+		hi := lo + 1
+		for hi < len(insts) && hi-lo < size && insts[hi].N == insts[lo].N {
+			hi++
+		}
+		out = append(out, [2]int{lo, hi})
+		lo = hi
+	}
+	return out
 }
 
 // solveBatch decodes instances [lo,hi) and fills out[lo:hi].

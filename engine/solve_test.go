@@ -193,3 +193,49 @@ func TestSolveAugSubset(t *testing.T) {
 		}
 	}
 }
+
+func TestBatchRanges(t *testing.T) {
+	sized := func(ns ...int) []*lazymask.Instance {
+		out := make([]*lazymask.Instance, len(ns))
+		for i, n := range ns {
+			out[i] = &lazymask.Instance{N: n}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		ns   []int
+		size int
+		want [][2]int
+	}{
+		{[]int{5, 5, 5, 5, 5}, 2, [][2]int{{0, 2}, {2, 4}, {4, 5}}},
+		{[]int{10, 10, 7, 7, 7, 10}, 2, [][2]int{{0, 2}, {2, 4}, {4, 5}, {5, 6}}},
+		{[]int{10, 7, 10}, 4, [][2]int{{0, 1}, {1, 2}, {2, 3}}},
+		{nil, 4, nil},
+	} {
+		if got := batchRanges(sized(tc.ns...), tc.size); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("sizes %v, batch %d: ranges %v, want %v", tc.ns, tc.size, got, tc.want)
+		}
+	}
+}
+
+// TestSolveMixedSizes: a file of several instance sizes (a benchmark) is
+// solved in one call, each instance as it is when solved alone.
+func TestSolveMixedSizes(t *testing.T) {
+	e := openToy(t, lazymask.TSPDL, 2)
+	a, b := randomInstances(lazymask.TSPDL, 3, 10, 41), randomInstances(lazymask.TSPDL, 3, 7, 42)
+	mixed := []*lazymask.Instance{a[0], b[0], b[1], a[1], a[2], b[2]}
+	opts := SolveOptions{Budget: 5, Batch: 3, AllTours: true}
+	got, err := e.Solve(mixed, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, in := range mixed {
+		alone, err := e.Solve([]*lazymask.Instance{in}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got[i].Best.Nodes) != in.N || !reflect.DeepEqual(got[i], alone[0]) {
+			t.Fatalf("instance %d (N = %d): mixed solve %+v, alone %+v", i, in.N, got[i].Best, alone[0].Best)
+		}
+	}
+}
