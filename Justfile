@@ -33,6 +33,14 @@ demo: build
 eval-paper limit="10000" *flags="":
     bash scripts/eval-paper.sh {{limit}} {{flags}}
 
+# A TSPTW model (default: TSPTW-50 medium) on the Dumas benchmark n20–n80 (../shared), the paper's protocol.
+eval-dumas model="" *flags="":
+    bash scripts/eval-dumas.sh "{{model}}" {{flags}}
+
+# Rakke TSPDL, Gendreau or Ohlmann-Thomas TSPTW (../shared), one row per size: just eval-bench rakke [MODEL] [FLAGS].
+eval-bench bench *args="":
+    bash scripts/eval-bench.sh {{bench}} {{args}}
+
 # Local search from Random-L ×8 tours on the paper's test sets (../shared), with the given kick counts.
 eval-baseline *kicks="0 10":
     bash scripts/eval-baseline.sh {{kicks}}
