@@ -588,3 +588,35 @@ func TestInferImproveShare(t *testing.T) {
 		t.Fatalf("metrics lack the local-search time: %v", m)
 	}
 }
+
+// TestInferAugSubset: --aug 3 writes the first three transforms' tours of
+// each instance, the same tours --aug 8 writes for them.
+func TestInferAugSubset(t *testing.T) {
+	needRuntime(t)
+	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Easy, 10, 5)
+	tours := func(aug string) map[[2]int64][]int {
+		out := filepath.Join(t.TempDir(), "sol.parquet")
+		if _, stderr, err := runCLI(t, "--model", tinyTSPTW, "--data", data, "--out", out, "--aug", aug,
+			"--budget", "20", "--workers", "1", "--all-tours"); err != nil {
+			t.Fatalf("--aug %s: %v\n%s", aug, err, stderr)
+		}
+		sols, _, err := datasets.ReadSolutions(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[[2]int64][]int{}
+		for _, s := range sols {
+			m[[2]int64{s.Instance, int64(s.Aug)}] = s.Tour
+		}
+		return m
+	}
+	three, eight := tours("3"), tours("8")
+	if len(three) != 3*len(insts) || len(eight) != 8*len(insts) {
+		t.Fatalf("%d and %d tours, want %d and %d", len(three), len(eight), 3*len(insts), 8*len(insts))
+	}
+	for k, tour := range three {
+		if k[1] >= 3 || !slices.Equal(tour, eight[k]) {
+			t.Fatalf("instance %d, transform %d: --aug 3 tour %v, --aug 8 tour %v", k[0], k[1], tour, eight[k])
+		}
+	}
+}
