@@ -37,7 +37,7 @@ eval-paper limit="10000" *flags="":
 eval-dumas model="" *flags="":
     bash scripts/eval-dumas.sh "{{model}}" {{flags}}
 
-# Rakke TSPDL, Gendreau or Ohlmann-Thomas TSPTW (../shared), one row per size: just eval-bench rakke [MODEL] [FLAGS].
+# Rakke TSPDL; Gendreau, Ohlmann-Thomas or da Silva-Urrutia TSPTW (../shared), one row per size.
 eval-bench bench *args="":
     bash scripts/eval-bench.sh {{bench}} {{args}}
 

@@ -1,6 +1,8 @@
 package datasets
 
 import (
+	"bufio"
+	"compress/gzip"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -8,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,7 +20,11 @@ import (
 
 // Text benchmark formats.
 const (
-	FormatLIB   = "dumas" // LIB format: Dumas, Gendreau, Ohlmann-Thomas (TSPTW)
+	// FormatLIB: TSPTW files of the Dumas, Gendreau and Ohlmann-Thomas sets
+	// (numbers only), or of the TSPLIB keyword layout (da Silva and
+	// Urrutia's set in the LKH-3 package, ParseTSPLIBTW), either one
+	// optionally gzipped.
+	FormatLIB   = "dumas"
 	FormatRakke = "rakke" // Rakke et al. (TSPDL)
 )
 
@@ -58,9 +65,10 @@ type Benchmark struct {
 }
 
 // DetectTextFormat tells a LIB file from a Rakke file by its field count
-// (LIB: 1+n²+2n; Rakke: one more, the listed optimum).
+// (LIB: 1+n²+2n; Rakke: one more, the listed optimum); a file in the
+// TSPLIB keyword layout is LIB.
 func DetectTextFormat(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := openText(path)
 	if err != nil {
 		return "", err
 	}
@@ -68,6 +76,9 @@ func DetectTextFormat(path string) (string, error) {
 	toks, err := tokenize(f)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	if len(toks) > 0 && keywordLayout(toks[0].text) {
+		return FormatLIB, nil
 	}
 	s := &tokenStream{file: path, toks: toks}
 	n, err := s.nodeCount()
@@ -84,8 +95,39 @@ func DetectTextFormat(path string) (string, error) {
 		path, len(toks), 1+n*n+2*n, 2+n*n+2*n, n)
 }
 
-// benchmarkFiles lists the instance files of a directory (*.txt, except
-// documentation), in natural order (n20w20.002 before n100w20.001).
+// keywordLayout reports whether a file's first field starts the TSPLIB
+// keyword layout (a letter, where the other layouts start with n).
+func keywordLayout(first string) bool {
+	return first != "" && (first[0] >= 'A' && first[0] <= 'Z' || first[0] >= 'a' && first[0] <= 'z')
+}
+
+// instanceSuffixes are the file name endings of instance files.
+var instanceSuffixes = []string{".txt", ".tsptw", ".tsptw.gz"}
+
+// openText opens a benchmark file, decompressing a .gz one.
+func openText(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil || !strings.HasSuffix(path, ".gz") {
+		return f, err
+	}
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return gzFile{z, f}, nil
+}
+
+// gzFile closes the gzip stream and its file.
+type gzFile struct {
+	*gzip.Reader
+	f *os.File
+}
+
+func (g gzFile) Close() error { return errors.Join(g.Reader.Close(), g.f.Close()) }
+
+// benchmarkFiles lists the instance files of a directory (*.txt, *.tsptw,
+// *.tsptw.gz), in natural order (n20w20.002 before n100w20.001).
 func benchmarkFiles(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -94,14 +136,14 @@ func benchmarkFiles(dir string) ([]string, error) {
 	var out []string
 	for _, e := range ents {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".txt") || strings.EqualFold(name, "SOURCE.md") {
+		if e.IsDir() || !slices.ContainsFunc(instanceSuffixes, func(x string) bool { return strings.HasSuffix(name, x) }) {
 			continue
 		}
 		out = append(out, filepath.Join(dir, name))
 	}
 	sort.Slice(out, func(i, j int) bool { return naturalLess(filepath.Base(out[i]), filepath.Base(out[j])) })
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no instance files (*.txt)", dir)
+		return nil, fmt.Errorf("%s: no instance files (*.txt, *.tsptw, *.tsptw.gz)", dir)
 	}
 	return out, nil
 }
@@ -234,15 +276,29 @@ func isDir(p string) bool { st, err := os.Stat(p); return err == nil && st.IsDir
 
 func fileExists(p string) bool { st, err := os.Stat(p); return err == nil && !st.IsDir() }
 
-func instanceName(path string) string { return strings.TrimSuffix(filepath.Base(path), ".txt") }
+// instanceName is a file's base name without its instance suffix.
+func instanceName(path string) string {
+	base := filepath.Base(path)
+	for _, x := range instanceSuffixes {
+		if strings.HasSuffix(base, x) {
+			return strings.TrimSuffix(base, x)
+		}
+	}
+	return base
+}
 
 func importLIB(path string, opt BenchmarkOptions) (*lazymask.Instance, string, error) {
-	f, err := os.Open(path)
+	f, err := openText(path)
 	if err != nil {
 		return nil, "", err
 	}
 	defer f.Close()
-	l, err := ParseLIB(f, path)
+	br := bufio.NewReader(f)
+	parse := ParseLIB
+	if head, _ := br.Peek(64); keywordLayout(strings.TrimLeft(string(head), " \t\r\n")) {
+		parse = ParseTSPLIBTW
+	}
+	l, err := parse(br, path)
 	if err != nil {
 		return nil, "", err
 	}

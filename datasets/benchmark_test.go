@@ -1,10 +1,13 @@
 package datasets
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -265,6 +268,133 @@ func FuzzParseSolomon(f *testing.F) {
 		c, err := ParseSolomon(strings.NewReader(s), "fuzz")
 		if err == nil && (len(c.X) < 2 || len(c.Due) != len(c.X)) {
 			t.Fatal("inconsistent rows")
+		}
+	})
+}
+
+// tsplibTW is a three-node file in the TSPLIB keyword layout of the LKH-3
+// TSPTW package, with both colon styles.
+const tsplibTW = `NAME : tiny
+TYPE: TSPTW
+COMMENT : three nodes
+DIMENSION : 3
+EDGE_WEIGHT_TYPE : EXPLICIT
+EDGE_WEIGHT_FORMAT : FULL_MATRIX
+EDGE_WEIGHT_SECTION
+0 4 6
+4 0 3
+6 3 0
+TIME_WINDOW_SECTION
+1 0 100
+2 2 9
+3 5 20
+DEPOT_SECTION
+1
+-1
+EOF
+`
+
+func TestParseTSPLIBTW(t *testing.T) {
+	l, err := ParseTSPLIBTW(strings.NewReader(tsplibTW), "tiny.tsptw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.N != 3 || !slices.Equal(l.Matrix, []float64{0, 4, 6, 4, 0, 3, 6, 3, 0}) ||
+		!slices.Equal(l.Early, []float64{0, 2, 5}) || !slices.Equal(l.Late, []float64{100, 9, 20}) {
+		t.Fatalf("parsed %+v", l)
+	}
+	for _, tc := range []struct{ edit, want string }{
+		{strings.Replace(tsplibTW, "FULL_MATRIX", "LOWER_ROW", 1), `field EDGE_WEIGHT_FORMAT: "LOWER_ROW" is not supported`},
+		{strings.Replace(tsplibTW, "2 2 9", "4 2 9", 1), "line 13: field TIME_WINDOW_SECTION row 2: node number 4, want 2"},
+		{strings.Replace(tsplibTW, "3 5 20", "3 25 20", 1), "field early[2]: window start 25 is after its end 20"},
+		{strings.Replace(tsplibTW, "DEPOT_SECTION\n1", "DEPOT_SECTION\n2", 1), "field DEPOT_SECTION: depot 2"},
+		{strings.Replace(tsplibTW, "COMMENT", "CAPACITY", 1), `field keyword: unknown keyword "CAPACITY"`},
+		{strings.Replace(tsplibTW, "DIMENSION : 3", "DIMENSION : x", 1), `field DIMENSION: "x" is not a node count`},
+		{tsplibTW[:strings.Index(tsplibTW, "TIME_WINDOW_SECTION")], "field TIME_WINDOW_SECTION: missing"},
+	} {
+		if _, err := ParseTSPLIBTW(strings.NewReader(tc.edit), "tiny.tsptw"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("want an error with %q, got %v", tc.want, err)
+		}
+	}
+}
+
+// TestImportTSPLIBTWGzip: a directory of gzipped keyword-layout files
+// imports as LIB instances (values ÷ 50, names without the suffix) with
+// their best-known values.
+func TestImportTSPLIBTWGzip(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	z.Write([]byte(tsplibTW))
+	z.Close()
+	if err := os.WriteFile(filepath.Join(dir, "tiny.tsptw.gz"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "best_known.csv"), []byte("instance,best_known,included_here,note\ntiny,13,yes,\nother,99,no,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bm, err := ImportBenchmark(dir, "", BenchmarkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := bm.Dataset.Instances[0]
+	if bm.Format != FormatLIB || len(bm.Dataset.Instances) != 1 || in.Name != "tiny" || in.Scale != 50 ||
+		in.Dist[1] != 4.0/50 || in.Late[1] != 9.0/50 || bm.CoordSource[0] != "mds" {
+		t.Fatalf("imported %+v (format %s)", in, bm.Format)
+	}
+	if len(bm.References) != 1 || bm.References[0].CostOrig != 13 || bm.References[0].Cost != 13.0/50 {
+		t.Fatalf("references %+v", bm.References)
+	}
+	// 0 → 1 → 2 → 0 arrives at 4 (window 2–9) and 7 (window 5–20) and has length 13.
+	res, err := lazymask.Check(in, []int{0, 1, 2})
+	if err != nil || math.Abs(res.Cost*in.Scale-13) > 1e-9 {
+		t.Fatalf("check: %v, cost %v", err, res.Cost*in.Scale)
+	}
+}
+
+// TestImportDaSilvaUrrutia: the gzipped n200/n250 instances of ../shared
+// import with a best-known value each.
+func TestImportDaSilvaUrrutia(t *testing.T) {
+	dir := sharedFile(t, "benchmarks", "tsptw-dasilva-urrutia")
+	bm, err := ImportBenchmark(dir, "", BenchmarkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bm.Dataset.Instances) != 50 || len(bm.References) != 50 {
+		t.Fatalf("%d instances, %d references", len(bm.Dataset.Instances), len(bm.References))
+	}
+	for i, in := range bm.Dataset.Instances {
+		want := 201
+		if strings.HasPrefix(in.Name, "n250") {
+			want = 251
+		}
+		if in.N != want {
+			t.Fatalf("%s: N = %d, want %d", in.Name, in.N, want)
+		}
+		if r := bm.References[i]; r.Instance != int64(i) || r.Source != "best_known" || !(r.CostOrig > 0) {
+			t.Fatalf("%s: reference %+v", in.Name, r)
+		}
+	}
+	if bm.Dataset.Instances[0].Name != "n200w100.001" || bm.References[0].CostOrig != 9836 {
+		t.Fatalf("first instance %s, reference %v", bm.Dataset.Instances[0].Name, bm.References[0].CostOrig)
+	}
+}
+
+func FuzzParseTSPLIBTW(f *testing.F) {
+	f.Add(tsplibTW)
+	f.Add("DIMENSION: 2\nEDGE_WEIGHT_SECTION\n0 1\n1 0\nTIME_WINDOW_SECTION\n1 0 5\n2 0 5\nEOF\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ParseTSPLIBTW(strings.NewReader(s), "fuzz")
+		if err != nil {
+			return
+		}
+		if len(l.Matrix) != l.N*l.N || len(l.Early) != l.N || len(l.Late) != l.N {
+			t.Fatal("inconsistent sizes")
+		}
+		for i := range l.Early {
+			if l.Early[i] > l.Late[i] {
+				t.Fatal("e > l accepted")
+			}
 		}
 	})
 }

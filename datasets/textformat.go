@@ -271,3 +271,112 @@ func ParseRakke(r io.Reader, name string) (*RakkeInstance, error) {
 	}
 	return k, nil
 }
+
+// ParseTSPLIBTW reads a TSPTW file in the TSPLIB keyword layout of the
+// LKH-3 benchmark package (da Silva and Urrutia's instances): "KEY : value"
+// lines (NAME, TYPE, COMMENT, DIMENSION, EDGE_WEIGHT_TYPE,
+// EDGE_WEIGHT_FORMAT), then EDGE_WEIGHT_SECTION (a FULL_MATRIX),
+// TIME_WINDOW_SECTION (one "node early late" row per node, numbered from
+// 1), an optional DEPOT_SECTION that must name node 1, and EOF. name is
+// used in errors.
+func ParseTSPLIBTW(r io.Reader, name string) (*LIBInstance, error) {
+	toks, err := tokenize(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s := &tokenStream{file: name, toks: toks}
+	l := &LIBInstance{Name: name}
+	// value returns the rest of the keyword's line after an optional ':'.
+	value := func(line int) []string {
+		var out []string
+		for s.pos < len(s.toks) && s.toks[s.pos].line == line {
+			if t := s.toks[s.pos].text; !(len(out) == 0 && t == ":") {
+				out = append(out, strings.TrimPrefix(t, ":"))
+			}
+			s.pos++
+		}
+		return out
+	}
+	for s.pos < len(s.toks) {
+		t := s.toks[s.pos]
+		key := strings.TrimSuffix(t.text, ":")
+		s.pos++
+		switch key {
+		case "NAME", "COMMENT":
+			value(t.line)
+		case "TYPE", "EDGE_WEIGHT_TYPE", "EDGE_WEIGHT_FORMAT":
+			want := map[string]string{"TYPE": "TSPTW", "EDGE_WEIGHT_TYPE": "EXPLICIT", "EDGE_WEIGHT_FORMAT": "FULL_MATRIX"}[key]
+			if v := strings.Join(value(t.line), " "); v != want {
+				s.pos--
+				return nil, s.errorf(key, "%q is not supported (want %s)", v, want)
+			}
+		case "DIMENSION":
+			v := value(t.line)
+			n, err := strconv.Atoi(strings.Join(v, ""))
+			if err != nil || n < 2 || n > maxTextNodes {
+				s.pos--
+				return nil, s.errorf("DIMENSION", "%q is not a node count in [2,%d]", strings.Join(v, " "), maxTextNodes)
+			}
+			l.N = n
+		case "EDGE_WEIGHT_SECTION":
+			if l.N == 0 {
+				return nil, s.errorf(key, "the matrix comes before DIMENSION")
+			}
+			if l.Matrix, err = s.matrix(l.N); err != nil {
+				return nil, err
+			}
+		case "TIME_WINDOW_SECTION":
+			if l.N == 0 {
+				return nil, s.errorf(key, "the windows come before DIMENSION")
+			}
+			l.Early, l.Late = make([]float64, l.N), make([]float64, l.N)
+			for i := 0; i < l.N; i++ {
+				field := fmt.Sprintf("TIME_WINDOW_SECTION row %d", i+1)
+				id, err := s.float(field)
+				if err != nil {
+					return nil, err
+				}
+				if id != float64(i+1) {
+					s.pos--
+					return nil, s.errorf(field, "node number %v, want %d", id, i+1)
+				}
+				if l.Early[i], err = s.float(fmt.Sprintf("early[%d]", i)); err != nil {
+					return nil, err
+				}
+				if l.Late[i], err = s.float(fmt.Sprintf("late[%d]", i)); err != nil {
+					return nil, err
+				}
+				if l.Early[i] > l.Late[i] {
+					s.pos--
+					return nil, s.errorf(fmt.Sprintf("early[%d]", i), "window start %v is after its end %v", l.Early[i], l.Late[i])
+				}
+			}
+		case "DEPOT_SECTION":
+			for k := 0; ; k++ {
+				v, err := s.float("DEPOT_SECTION")
+				if err != nil {
+					return nil, err
+				}
+				if v == -1 {
+					break
+				}
+				if k > 0 || v != 1 {
+					s.pos--
+					return nil, s.errorf("DEPOT_SECTION", "depot %v: only node 1 as the one depot is supported", v)
+				}
+			}
+		case "EOF":
+			s.pos = len(s.toks)
+		default:
+			s.pos--
+			return nil, s.errorf("keyword", "unknown keyword %q", t.text)
+		}
+	}
+	switch {
+	case l.Matrix == nil:
+		return nil, s.errorf("EDGE_WEIGHT_SECTION", "missing")
+	case l.Early == nil:
+		return nil, s.errorf("TIME_WINDOW_SECTION", "missing")
+	}
+	return l, nil
+}

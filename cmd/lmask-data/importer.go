@@ -17,7 +17,8 @@ func init() {
 		Usage: "convert the paper's .npz files or a text benchmark (file or directory) to Parquet",
 		Description: "An instance .npz becomes an instances file; a reference .npz (solutions, costs) becomes a\n" +
 			"solutions file and needs --instances, the instances file it refers to. A LIB (Dumas, Gendreau,\n" +
-			"Ohlmann-Thomas) or Rakke file or directory becomes an instances file; its optimal.csv or\n" +
+			"Ohlmann-Thomas; also the TSPLIB keyword layout of da Silva-Urrutia's .tsptw files, gzipped or not;\n" +
+			"format dumas) or Rakke file or directory becomes an instances file; its optimal.csv or\n" +
 			"best_known.csv becomes a cost-only solutions file at --references (default OUT with .refs.parquet).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "in", Usage: "input .npz file, benchmark file or benchmark directory", Required: true},
