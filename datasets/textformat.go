@@ -107,6 +107,22 @@ func (s *tokenStream) matrix(n int) ([]float64, error) {
 	return m, nil
 }
 
+// window reads node i's time window (early, late) and rejects one that
+// starts after it ends.
+func (s *tokenStream) window(i int) (early, late float64, err error) {
+	if early, err = s.float(fmt.Sprintf("early[%d]", i)); err != nil {
+		return 0, 0, err
+	}
+	if late, err = s.float(fmt.Sprintf("late[%d]", i)); err != nil {
+		return 0, 0, err
+	}
+	if early > late {
+		s.pos--
+		return 0, 0, s.errorf(fmt.Sprintf("early[%d]", i), "window start %v is after its end %v", early, late)
+	}
+	return early, late, nil
+}
+
 // LIBInstance is a TSPTW instance in the LIB text format of the Dumas,
 // Gendreau and Ohlmann-Thomas sets: n, an n×n travel-time matrix, n windows.
 // Values are in the file's units.
@@ -138,15 +154,8 @@ func ParseLIB(r io.Reader, name string) (*LIBInstance, error) {
 		return nil, err
 	}
 	for i := 0; i < n; i++ {
-		if l.Early[i], err = s.float(fmt.Sprintf("early[%d]", i)); err != nil {
+		if l.Early[i], l.Late[i], err = s.window(i); err != nil {
 			return nil, err
-		}
-		if l.Late[i], err = s.float(fmt.Sprintf("late[%d]", i)); err != nil {
-			return nil, err
-		}
-		if l.Early[i] > l.Late[i] {
-			s.pos--
-			return nil, s.errorf(fmt.Sprintf("early[%d]", i), "window start %v is after its end %v", l.Early[i], l.Late[i])
 		}
 	}
 	return l, nil
@@ -340,15 +349,8 @@ func ParseTSPLIBTW(r io.Reader, name string) (*LIBInstance, error) {
 					s.pos--
 					return nil, s.errorf(field, "node number %v, want %d", id, i+1)
 				}
-				if l.Early[i], err = s.float(fmt.Sprintf("early[%d]", i)); err != nil {
+				if l.Early[i], l.Late[i], err = s.window(i); err != nil {
 					return nil, err
-				}
-				if l.Late[i], err = s.float(fmt.Sprintf("late[%d]", i)); err != nil {
-					return nil, err
-				}
-				if l.Early[i] > l.Late[i] {
-					s.pos--
-					return nil, s.errorf(fmt.Sprintf("early[%d]", i), "window start %v is after its end %v", l.Early[i], l.Late[i])
 				}
 			}
 		case "DEPOT_SECTION":
