@@ -201,7 +201,9 @@ func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool)
 		return f(move{kind: kind, i: i, j: j, k: k, rev: rev})
 	}
 	// TSPDL asks at every insertion point: runBlocks gives the same
-	// verdicts without a range-minimum query per point.
+	// verdicts without a range-minimum query per point. (The two walks are
+	// written out again rather than sharing a blocked closure with the
+	// general ones below: the closure cost 10% of the search's CPU.)
 	if sc.eager && sc.insBlocked != nil && st != nil && !st.tsptw {
 		rb := st.blocksOf(i, k, rev)
 		for j := end + 1; j < n; j++ {

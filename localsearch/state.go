@@ -352,11 +352,25 @@ func (s *state) feasible(ps []piece) bool {
 // loadsFit reports whether the nodes of piece p (TSPDL) stay within their
 // draft limits when the load before the piece is shift.
 func (s *state) loadsFit(p piece, shift float64) bool {
+	return s.fitsWith(p, s.leastSlack(p), shift)
+}
+
+// leastSlack is the range minimum loadsFit tests for piece p: of slackFwd
+// over its nodes, or of slackRev when it is reversed.
+func (s *state) leastSlack(p piece) float64 {
 	lo := max(p.from, 1)
 	if p.rev {
-		return s.slackRev.min(lo, p.to)-shift-s.load[p.to] >= -lazymask.Tol
+		return s.slackRev.min(lo, p.to)
 	}
-	return s.slackFwd.min(lo, p.to)-shift+s.load[lo-1] >= -lazymask.Tol
+	return s.slackFwd.min(lo, p.to)
+}
+
+// fitsWith is loadsFit for a piece whose leastSlack is m.
+func (s *state) fitsWith(p piece, m, shift float64) bool {
+	if p.rev {
+		return m-shift-s.load[p.to] >= -lazymask.Tol
+	}
+	return m-shift+s.load[max(p.from, 1)-1] >= -lazymask.Tol
 }
 
 // insBlocked reports that moving the run at positions i..i+k−1 (1 ≤ i,
@@ -405,9 +419,8 @@ func (s *state) insBlocked(i, k int, rev bool, j int) bool {
 // as the scan walks away from the run; its verdicts are insBlocked's.
 type runBlocks struct {
 	s          *state
-	i, end     int
-	rev        bool
-	runMin     float64 // least slack of the run (reversed: slackRev)
+	run        piece
+	runMin     float64 // leastSlack of the run
 	runLoad    float64 // the run's own load
 	passedMin  float64 // least slackFwd of the positions j+1..i−1 passed
 	passedNext int     // the next position before the run to fold in
@@ -415,25 +428,15 @@ type runBlocks struct {
 
 // blocksOf prepares runBlocks for the run at positions i..i+k−1 (TSPDL).
 func (s *state) blocksOf(i, k int, rev bool) runBlocks {
-	end := i + k - 1
-	r := runBlocks{s: s, i: i, end: end, rev: rev, runLoad: s.load[end] - s.load[i-1],
+	run := piece{i, i + k - 1, rev}
+	return runBlocks{s: s, run: run, runMin: s.leastSlack(run), runLoad: s.load[run.to] - s.load[i-1],
 		passedMin: math.Inf(1), passedNext: i - 1}
-	if rev {
-		r.runMin = s.slackRev.min(i, end)
-	} else {
-		r.runMin = s.slackFwd.min(i, end)
-	}
-	return r
 }
 
 // after is insBlocked(i, k, rev, j) for j after the run.
 func (r *runBlocks) after(j int) bool {
-	s := r.s
-	shift := s.load[r.i-1] + s.load[j] - s.load[r.end]
-	if r.rev {
-		return !(r.runMin-shift-s.load[r.end] >= -lazymask.Tol)
-	}
-	return !(r.runMin-shift+s.load[r.i-1] >= -lazymask.Tol)
+	s, p := r.s, r.run
+	return !s.fitsWith(p, r.runMin, s.load[p.from-1]+s.load[j]-s.load[p.to])
 }
 
 // before is insBlocked(i, k, rev, j) for j before the run; the scan asks
