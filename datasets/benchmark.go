@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"bufio"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -293,12 +292,7 @@ func importLIB(path string, opt BenchmarkOptions) (*lazymask.Instance, string, e
 		return nil, "", err
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
-	parse := ParseLIB
-	if head, _ := br.Peek(64); keywordLayout(strings.TrimLeft(string(head), " \t\r\n")) {
-		parse = ParseTSPLIBTW
-	}
-	l, err := parse(br, path)
+	l, err := ParseLIB(f, path)
 	if err != nil {
 		return nil, "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -302,6 +303,9 @@ func TestParseTSPLIBTW(t *testing.T) {
 	if l.N != 3 || !slices.Equal(l.Matrix, []float64{0, 4, 6, 4, 0, 3, 6, 3, 0}) ||
 		!slices.Equal(l.Early, []float64{0, 2, 5}) || !slices.Equal(l.Late, []float64{100, 9, 20}) {
 		t.Fatalf("parsed %+v", l)
+	}
+	if viaLIB, err := ParseLIB(strings.NewReader(tsplibTW), "tiny.tsptw"); err != nil || !reflect.DeepEqual(viaLIB, l) {
+		t.Fatalf("ParseLIB on the keyword layout: %+v, %v", viaLIB, err)
 	}
 	for _, tc := range []struct{ edit, want string }{
 		{strings.Replace(tsplibTW, "FULL_MATRIX", "LOWER_ROW", 1), `field EDGE_WEIGHT_FORMAT: "LOWER_ROW" is not supported`},

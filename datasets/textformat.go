@@ -134,13 +134,17 @@ type LIBInstance struct {
 }
 
 // ParseLIB reads one LIB file; name is used in errors. Anything after '#' on
-// a line is ignored.
+// a line is ignored. A file in the TSPLIB keyword layout (its first field
+// a word, not n) is read as ParseTSPLIBTW reads it.
 func ParseLIB(r io.Reader, name string) (*LIBInstance, error) {
 	toks, err := tokenize(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	s := &tokenStream{file: name, toks: toks}
+	if len(toks) > 0 && keywordLayout(toks[0].text) {
+		return parseTSPLIBTW(s)
+	}
 	n, err := s.nodeCount()
 	if err != nil {
 		return nil, err
@@ -293,8 +297,13 @@ func ParseTSPLIBTW(r io.Reader, name string) (*LIBInstance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	s := &tokenStream{file: name, toks: toks}
-	l := &LIBInstance{Name: name}
+	return parseTSPLIBTW(&tokenStream{file: name, toks: toks})
+}
+
+// parseTSPLIBTW is ParseTSPLIBTW on a file's fields.
+func parseTSPLIBTW(s *tokenStream) (*LIBInstance, error) {
+	var err error
+	l := &LIBInstance{Name: s.file}
 	// value returns the rest of the keyword's line after an optional ':'.
 	value := func(line int) []string {
 		var out []string
