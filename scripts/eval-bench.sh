@@ -27,7 +27,8 @@ if [ ! -d "$src" ]; then echo "eval-bench: $src not found (set LMASK_SHARED); sk
 mkdir -p out/bench bin
 go build -o bin/ ./cmd/lmask-data ./cmd/lmask-infer
 # Groups in order of size: the number that ends each group's name (n20, burma14).
-groups=$(cd "$src" && ls | grep -E '\.(txt|tsptw|tsptw\.gz)$' | sed "s/${sep}.*//" | awk '!seen[$0]++' | awk '{match($0, /[0-9]+$/); print substr($0, RSTART) " " $0}' | sort -n | cut -d' ' -f2)
+groups=$(cd "$src" && ls | grep -E '\.(txt|tsptw|tsptw\.gz)$' | sed "s/${sep}.*//" | sort -u |
+  awk '{match($0, /[0-9]+$/); print substr($0, RSTART), $0}' | sort -n | cut -d' ' -f2)
 echo "| group | instances | inst. infeasible | mean gap to the reference | time |"
 echo "|---|---|---|---|---|"
 for g in $groups; do
