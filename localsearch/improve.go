@@ -161,6 +161,8 @@ type search struct {
 	kicking  bool // the starts are done; the kicks run
 	// feasibleKnown: a descent from a start has ended feasible.
 	feasibleKnown bool
+	mg            merger
+	child         []int
 }
 
 func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Result) *search {
@@ -214,11 +216,31 @@ func (a key) better(b key) bool {
 }
 
 // run descends from each start (best first) to a local optimum, keeps the
-// best, then tries the kicks; it returns the best tour found.
+// best, then tries the kicks; it returns the best tour found. Unless
+// Options.NoMerge, every feasible local optimum that is not kept as the
+// best is merged with it (mergeInto), and so is a best tour that a better
+// one replaces.
 func (se *search) run(starts [][]int) []int {
 	st := se.st
-	var best []int
+	var best, other []int
 	var bestKey key
+	// keep makes the current tour the best when it is better, and then
+	// leaves the former best in other; otherwise other is the current
+	// tour. It reports whether other is a feasible tour to merge.
+	keep := func() bool {
+		now := key{st.excess, st.cost}
+		if best == nil || now.better(bestKey) {
+			had := best != nil && bestKey.excess == 0
+			other = append(other[:0], best...)
+			best, bestKey = append(best[:0], st.tour...), now
+			return had
+		}
+		other = append(other[:0], st.tour...)
+		return st.excess == 0
+	}
+	merge := func() bool {
+		return !se.opt.NoMerge && bestKey.excess == 0 && se.res.Stop == LocalOptimum
+	}
 	for n, tour := range starts {
 		if n > 0 && se.budgetHit() {
 			break
@@ -228,8 +250,8 @@ func (se *search) run(starts [][]int) []int {
 		se.descend()
 		se.res.Starts++
 		se.feasibleKnown = se.feasibleKnown || st.excess == 0
-		if now := (key{st.excess, st.cost}); best == nil || now.better(bestKey) {
-			best, bestKey = append(best[:0], st.tour...), now
+		if keep() && merge() {
+			se.mergeInto(best, &bestKey, other)
 		}
 		if se.res.Stop != LocalOptimum {
 			return best
@@ -256,9 +278,11 @@ func (se *search) run(starts [][]int) []int {
 		}
 		se.lastPos = 0
 		se.descend()
-		if now := (key{st.excess, st.cost}); now.better(bestKey) {
-			copy(best, st.tour)
-			bestKey = now
+		before := bestKey
+		if keep() && merge() {
+			se.mergeInto(best, &bestKey, other)
+		}
+		if bestKey.better(before) {
 			se.res.KicksAccepted++
 		}
 		if se.res.Stop != LocalOptimum {
@@ -266,6 +290,31 @@ func (se *search) run(starts [][]int) []int {
 		}
 	}
 	return best
+}
+
+// mergeInto merges the feasible best tour with other (state.merge); when
+// that gives a cheaper tour, it descends from it and keeps the result in
+// best, reporting true.
+func (se *search) mergeInto(best []int, bestKey *key, other []int) bool {
+	st := se.st
+	child, ok := st.merge(&se.mg, best, other, se.child)
+	se.child = child
+	if !ok {
+		return false
+	}
+	st.set(child)
+	if st.excess > 0 { // rounding at the tolerance
+		return false
+	}
+	se.lastPos = 0
+	se.descend()
+	if now := (key{st.excess, st.cost}); now.better(*bestKey) {
+		copy(best, st.tour)
+		*bestKey = now
+		se.res.Merged++
+		return true
+	}
+	return false
 }
 
 // budgetHit records and reports an exhausted budget.
@@ -407,14 +456,17 @@ func (se *search) apply(m move) {
 // up to 4 or 15 nodes did worse than 8, and 6 or 30 exchanges per kick
 // worse than 20 on TSPTW. Earlier, with the random-move kicks, TSPTW
 // gained from large kicks (easy 0.66% gap with 8 moves, 0.57% with 12, 0.52%
-// with 20) and TSPDL less.
+// with 20) and TSPDL less. With the merging of local optima (mergeInto),
+// TSPDL gains from 18 exchanges against 12 (first 1,000 instances, 4
+// starts, 8 ms per instance: medium 1.04 against 1.10%, hard 1.00 against
+// 1.05%; 24: 1.08 and 1.00%).
 // Where kickTries random bridges find none feasible (tight windows, as on
 // hard TSPTW), the kick falls back to as many tries of random moves of the
 // scanned neighbourhoods reaching up to kickReach positions.
 const (
 	kickBridge  = 8
 	kickMovesTW = 20
-	kickMovesDL = 12
+	kickMovesDL = 18
 	kickTries   = 100
 	kickReach   = 30
 )

@@ -101,16 +101,21 @@ type Options struct {
 	FinishRepair bool
 	// Kicks is the number of perturbations tried after the first local
 	// optimum (iterated local search): each applies up to 20 (TSPTW) or
-	// 12 (TSPDL) random double bridges (two adjacent runs of 1–8 nodes
+	// 18 (TSPDL) random double bridges (two adjacent runs of 1–8 nodes
 	// exchanged) that keep the best tour feasible (or,
 	// while no feasible tour is known, moves random segments), descends
-	// again, and is kept only if it ends better than the best tour so far.
+	// again, and is kept only if it ends better than the best tour so far
+	// (or merged with it: see NoMerge).
 	// The kicks end early when 200 random tries find no feasible
 	// perturbation.
 	Kicks int
 	// MaxStarts bounds how many starting tours ImproveFrom searches (the
 	// best ones); 0 means all.
 	MaxStarts int
+	// NoMerge turns off the recombination of local optima (state.merge):
+	// of the descents from the starts with the best of them, and of each
+	// kick's local optimum that is not better than the best tour with it.
+	NoMerge bool
 	// Shuffle randomises the scan order of neighbourhoods and start
 	// positions with Seed.
 	Shuffle bool
@@ -197,6 +202,9 @@ type Result struct {
 	// Kicks counts perturbations tried; KicksAccepted those that improved
 	// the best tour.
 	Kicks, KicksAccepted int
+	// Merged counts recombinations of local optima that improved the best
+	// tour.
+	Merged int
 	// Stop says why the search ended.
 	Stop StopReason
 	// Elapsed is the wall time of the call.
