@@ -43,6 +43,16 @@
 // random feasible double bridges (two adjacent runs of up to 8 nodes
 // exchanged), a descent, and acceptance only on improvement.
 //
+// Local optima that lose to the best tour are not simply dropped: each is
+// merged with it (Options.NoMerge turns this off). Wherever the two tours
+// have visited the same set of nodes, either can be followed from there
+// on, since the loads after that point depend only on the set and the
+// times only on the last node and its departure; a shortest path over the
+// blocks between such points (exact for draft limits; over Pareto labels
+// of cost and departure time for time windows) picks each block from the
+// tour that does it better, and a descent follows. The descents from the
+// starts are merged the same way.
+//
 // An infeasible start is repaired first by descending on (excess, cost)
 // lexicographically, where excess = Σ max(0, violation − Tol) is zero
 // exactly when the tour is feasible; repair moves are evaluated by replay
