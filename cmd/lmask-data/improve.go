@@ -40,6 +40,7 @@ func init() {
 			&cli.DurationFlag{Name: "budget", Usage: "wall time per tour (0 = unbounded)"},
 			&cli.IntFlag{Name: "kicks", Usage: "perturbation rounds per tour after the first local optimum"},
 			&cli.BoolFlag{Name: "shuffle", Usage: "randomise the scan order with the seed"},
+			&cli.BoolFlag{Name: "no-merge", Usage: "do not merge local optima that lose to the best tour with it (block by block, at positions where both have visited the same nodes)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for --shuffle and --kicks (row r uses seed+r; with --per-instance, instance i uses seed+i)", Value: 1},
 			&cli.BoolFlag{Name: "no-repair", Usage: "leave infeasible tours unchanged"},
 			&cli.IntFlag{Name: "workers", Usage: "parallel workers (0 = number of CPUs)"},
@@ -69,6 +70,7 @@ func improveAction(c *cli.Context) error {
 		Moves: moves, BestImprovement: c.Bool("best"), MaxSegment: c.Int("max-segment"),
 		MaxMoves: c.Int("max-moves"), MaxIterations: c.Int("max-iterations"), TimeLimit: c.Duration("budget"),
 		Kicks: c.Int("kicks"), Shuffle: c.Bool("shuffle"), NoRepair: c.Bool("no-repair"), MaxStarts: c.Int("starts"),
+		NoMerge: c.Bool("no-merge"),
 	}
 	if opt.MaxStarts < 0 {
 		return fmt.Errorf("improve: flag --starts: %d, want ≥ 0", opt.MaxStarts)
@@ -309,8 +311,8 @@ func parallel(n, workers int, f func(int)) {
 
 // describe records the options in the output metadata.
 func describe(o localsearch.Options, seed uint64) string {
-	return fmt.Sprintf("moves=%v best=%v max_segment=%d max_moves=%d max_iterations=%d budget=%v kicks=%d shuffle=%v seed=%d no_repair=%v max_starts=%d",
-		o.Moves, o.BestImprovement, o.MaxSegment, o.MaxMoves, o.MaxIterations, o.TimeLimit, o.Kicks, o.Shuffle, seed, o.NoRepair, o.MaxStarts)
+	return fmt.Sprintf("moves=%v best=%v max_segment=%d max_moves=%d max_iterations=%d budget=%v kicks=%d shuffle=%v seed=%d no_repair=%v max_starts=%d no_merge=%v",
+		o.Moves, o.BestImprovement, o.MaxSegment, o.MaxMoves, o.MaxIterations, o.TimeLimit, o.Kicks, o.Shuffle, seed, o.NoRepair, o.MaxStarts, o.NoMerge)
 }
 
 func printImprove(w io.Writer, st improveStats, wall time.Duration, b, a datasets.Metrics, gap bool) {

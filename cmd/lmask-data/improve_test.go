@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -111,30 +112,33 @@ func improveFixture(t *testing.T) (dir, ip, sp string, d *datasets.Dataset, sols
 func TestImprovePerInstance(t *testing.T) {
 	dir, ip, sp, d, sols := improveFixture(t)
 	op := filepath.Join(dir, "o.parquet")
-	if out, err := runCLI(t, "improve", "--per-instance", "--instances", ip, "--solutions", sp, "--out", op,
-		"--kicks", "3", "--seed", "7", "--workers", "2"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	got, meta, err := datasets.ReadSolutions(op)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(d.Instances) || !strings.Contains(meta.Extra["lmask.localsearch"], "per_instance=true") {
-		t.Fatalf("%d rows for %d instances, metadata %v", len(got), len(d.Instances), meta.Extra)
-	}
-	for i, s := range got {
-		var starts [][]int
-		for _, r := range sols {
-			if r.Instance == int64(i) && r.Tour != nil {
-				starts = append(starts, r.Tour)
-			}
+	for _, noMerge := range []bool{false, true} {
+		if out, err := runCLI(t, "improve", "--per-instance", "--instances", ip, "--solutions", sp, "--out", op,
+			"--kicks", "3", "--seed", "7", "--workers", "2", fmt.Sprintf("--no-merge=%v", noMerge)); err != nil {
+			t.Fatalf("%v\n%s", err, out)
 		}
-		want, err := localsearch.ImproveFrom(d.Instances[i], starts, localsearch.Options{Kicks: 3, Seed: 7 + uint64(i)})
+		got, meta, err := datasets.ReadSolutions(op)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Instance != int64(i) || !slices.Equal(s.Tour, want.Tour) || !s.Feasible || s.Source != "known+ls" {
-			t.Fatalf("row %d: instance %d tour %v feasible %v source %q; want %v", i, s.Instance, s.Tour, s.Feasible, s.Source, want.Tour)
+		desc := meta.Extra["lmask.localsearch"]
+		if len(got) != len(d.Instances) || !strings.Contains(desc, "per_instance=true") || !strings.Contains(desc, fmt.Sprintf("no_merge=%v", noMerge)) {
+			t.Fatalf("%d rows for %d instances, metadata %v", len(got), len(d.Instances), meta.Extra)
+		}
+		for i, s := range got {
+			var starts [][]int
+			for _, r := range sols {
+				if r.Instance == int64(i) && r.Tour != nil {
+					starts = append(starts, r.Tour)
+				}
+			}
+			want, err := localsearch.ImproveFrom(d.Instances[i], starts, localsearch.Options{Kicks: 3, Seed: 7 + uint64(i), NoMerge: noMerge})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Instance != int64(i) || !slices.Equal(s.Tour, want.Tour) || !s.Feasible || s.Source != "known+ls" {
+				t.Fatalf("no merge %v, row %d: instance %d tour %v feasible %v source %q; want %v", noMerge, i, s.Instance, s.Tour, s.Feasible, s.Source, want.Tour)
+			}
 		}
 	}
 	bad := filepath.Join(dir, "bad.parquet")

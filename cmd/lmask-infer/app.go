@@ -34,6 +34,7 @@ type config struct {
 	improveKicks       int
 	improveStarts      int
 	improveShare       float64
+	improveNoMerge     bool
 	stdout, stderr     io.Writer
 	progress           bool
 }
@@ -67,6 +68,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.IntFlag{Name: "improve-starts", Value: 8, Usage: "starting tours per instance for --improve: the best K distinct decoded tours (0 = all; 1 = the best only), plus the urgency order where none is feasible"},
 			&cli.DurationFlag{Name: "improve-budget", Value: 0, Usage: "local-search time limit per instance (0 = none)"},
 			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance (with --improve-share: at most this many; 0 = as many as the time allows)"},
+			&cli.BoolFlag{Name: "improve-no-merge", Usage: "with --improve, do not merge local optima that lose to the best tour with it (block by block, at positions where both have visited the same nodes)"},
 			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "bound the local search of each row group by this share of the network's time to decode it (0.5: at most +50%), split evenly among its instances; the bound covers the whole search, descents included, except the repair of an instance with no feasible decoded tour, which always finishes; time-based, so tours vary between runs and machines (0 = off; at most 1000)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -96,7 +98,8 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		allTours: c.Bool("all-tours"), improve: c.Bool("improve"),
 		improveBudget: c.Duration("improve-budget"), improveKicks: c.Int("improve-kicks"),
 		improveStarts: c.Int("improve-starts"), improveShare: c.Float64("improve-share"),
-		stdout: stdout, stderr: stderr, progress: isTerminal(stderr),
+		improveNoMerge: c.Bool("improve-no-merge"),
+		stdout:         stdout, stderr: stderr, progress: isTerminal(stderr),
 	}
 	switch {
 	case cfg.aug < 1 || cfg.aug > lazymask.NumAugment:

@@ -242,7 +242,8 @@ const maxShare = 1000
 // smaller than the descents from the starts need cuts them short too,
 // except a repair (localsearch.Options.FinishRepair), which always finishes.
 func improveOptions(cfg config, decode time.Duration) (localsearch.Options, time.Time) {
-	opt := localsearch.Options{TimeLimit: cfg.improveBudget, Kicks: cfg.improveKicks, Seed: cfg.seed, MaxStarts: cfg.improveStarts}
+	opt := localsearch.Options{TimeLimit: cfg.improveBudget, Kicks: cfg.improveKicks, Seed: cfg.seed, MaxStarts: cfg.improveStarts,
+		NoMerge: cfg.improveNoMerge}
 	if cfg.improveShare <= 0 {
 		return opt, time.Time{}
 	}

@@ -310,6 +310,69 @@ func TestInferImproveStarts(t *testing.T) {
 	}
 }
 
+// TestInferImproveNoMerge: --improve-no-merge runs the search without
+// merging local optima, as localsearch.ImproveFrom does with NoMerge, and
+// that changes the tours of some instances.
+func TestInferImproveNoMerge(t *testing.T) {
+	needRuntime(t)
+	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Medium, 30, 16)
+	solve := func(extra ...string) []datasets.Solution {
+		out := filepath.Join(t.TempDir(), "sol.parquet")
+		args := append([]string{"--model", tinyTSPTW, "--data", data, "--out", out, "--aug", "8", "--budget", "100",
+			"--improve", "--all-tours", "--improve-kicks", "10", "--workers", "1"}, extra...)
+		if _, stderr, err := runCLI(t, args...); err != nil {
+			t.Fatalf("run %v: %v\n%s", extra, err, stderr)
+		}
+		sols, _, err := datasets.ReadSolutions(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sols
+	}
+	all := solve()
+	differ := 0
+	improvedRows := func(sols []datasets.Solution) map[int64][]int {
+		m := map[int64][]int{}
+		for _, s := range sols {
+			if s.Source == SourceImproved {
+				m[s.Instance] = s.Tour
+			}
+		}
+		return m
+	}
+	merged, unmerged := improvedRows(all), improvedRows(solve("--improve-no-merge"))
+	for i, in := range insts {
+		var decoded [][]int
+		for _, s := range all {
+			if s.Instance == int64(i) && s.Source != SourceImproved && s.Tour != nil {
+				decoded = append(decoded, s.Tour)
+			}
+		}
+		if len(decoded) == 0 {
+			continue
+		}
+		for _, noMerge := range []bool{false, true} {
+			want, err := localsearch.ImproveFrom(in, decoded, localsearch.Options{Seed: 2025, Kicks: 10, NoMerge: noMerge})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := merged[int64(i)]
+			if noMerge {
+				got = unmerged[int64(i)]
+			}
+			if got != nil && !slices.Equal(got, want.Tour) {
+				t.Fatalf("instance %d, no merge %v: improved row %v, want %v", i, noMerge, got, want.Tour)
+			}
+		}
+		if !slices.Equal(merged[int64(i)], unmerged[int64(i)]) {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("--improve-no-merge changed no instance's tour: the test cannot tell whether it reaches the search")
+	}
+}
+
 // TestInferImproveFallback: with --improve, an instance whose decoding
 // found no feasible tour still gets one whenever local search finds one
 // from the urgency order (localsearch.OrderTour), and every tour it gets
@@ -444,12 +507,18 @@ func TestShareOf(t *testing.T) {
 
 // TestImproveOptions: a share turns the kicks unbounded unless
 // --improve-kicks caps them and sets the deadline s·decode from now;
-// without a share there is no deadline.
+// without a share there is no deadline; --improve-no-merge reaches the
+// search's options.
 func TestImproveOptions(t *testing.T) {
 	base := config{improveKicks: 0, improveStarts: 8, seed: 5}
 	opt, dl := improveOptions(base, time.Hour)
-	if !dl.IsZero() || opt.Kicks != 0 || opt.MaxStarts != 8 || opt.Seed != 5 {
+	if !dl.IsZero() || opt.Kicks != 0 || opt.MaxStarts != 8 || opt.Seed != 5 || opt.NoMerge {
 		t.Fatalf("no share: %+v, deadline %v", opt, dl)
+	}
+	noMerge := base
+	noMerge.improveNoMerge = true
+	if opt, _ = improveOptions(noMerge, time.Hour); !opt.NoMerge {
+		t.Fatalf("--improve-no-merge: %+v", opt)
 	}
 	share := base
 	share.improveShare = 0.5
