@@ -228,6 +228,21 @@ func TestInferBestImproveAndLimit(t *testing.T) {
 	}
 }
 
+// solveTiny runs lmask-infer with the tiny TSPTW model on data and args
+// and returns the solutions it wrote.
+func solveTiny(t *testing.T, data string, args ...string) []datasets.Solution {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "sol.parquet")
+	if _, stderr, err := runCLI(t, append([]string{"--model", tinyTSPTW, "--data", data, "--out", out}, args...)...); err != nil {
+		t.Fatalf("run %v: %v\n%s", args, err, stderr)
+	}
+	sols, _, err := datasets.ReadSolutions(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sols
+}
+
 // TestInferImproveStarts: --improve searches from every decoded tour of an
 // instance (here the eight transforms'), exactly as localsearch.ImproveFrom
 // does on the tours written by --all-tours, and --improve-starts 1 from
@@ -236,17 +251,7 @@ func TestInferImproveStarts(t *testing.T) {
 	needRuntime(t)
 	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Easy, 12, 16)
 	solve := func(extra ...string) []datasets.Solution {
-		out := filepath.Join(t.TempDir(), "sol.parquet")
-		args := append([]string{"--model", tinyTSPTW, "--data", data, "--out", out, "--aug", "8", "--budget", "100",
-			"--improve", "--workers", "1"}, extra...)
-		if _, stderr, err := runCLI(t, args...); err != nil {
-			t.Fatalf("run %v: %v\n%s", extra, err, stderr)
-		}
-		sols, _, err := datasets.ReadSolutions(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sols
+		return solveTiny(t, data, append([]string{"--aug", "8", "--budget", "100", "--improve", "--workers", "1"}, extra...)...)
 	}
 	all, one := solve("--all-tours"), solve("--improve-starts", "1")
 	final := func(sols []datasets.Solution) []float64 {
@@ -317,17 +322,8 @@ func TestInferImproveNoMerge(t *testing.T) {
 	needRuntime(t)
 	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Medium, 30, 16)
 	solve := func(extra ...string) []datasets.Solution {
-		out := filepath.Join(t.TempDir(), "sol.parquet")
-		args := append([]string{"--model", tinyTSPTW, "--data", data, "--out", out, "--aug", "8", "--budget", "100",
-			"--improve", "--all-tours", "--improve-kicks", "10", "--workers", "1"}, extra...)
-		if _, stderr, err := runCLI(t, args...); err != nil {
-			t.Fatalf("run %v: %v\n%s", extra, err, stderr)
-		}
-		sols, _, err := datasets.ReadSolutions(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sols
+		return solveTiny(t, data, append([]string{"--aug", "8", "--budget", "100", "--improve", "--all-tours",
+			"--improve-kicks", "10", "--workers", "1"}, extra...)...)
 	}
 	all := solve()
 	differ := 0
@@ -381,15 +377,7 @@ func TestInferImproveFallback(t *testing.T) {
 	needRuntime(t)
 	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Medium, 10, 40)
 	solve := func(extra ...string) []datasets.Solution {
-		out := filepath.Join(t.TempDir(), "sol.parquet")
-		args := append([]string{"--model", tinyTSPTW, "--data", data, "--out", out, "--aug", "1", "--budget", "0", "--workers", "1"}, extra...)
-		if _, stderr, err := runCLI(t, args...); err != nil {
-			t.Fatalf("run %v: %v\n%s", extra, err, stderr)
-		}
-		sols, _, err := datasets.ReadSolutions(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sols := solveTiny(t, data, append([]string{"--aug", "1", "--budget", "0", "--workers", "1"}, extra...)...)
 		if len(sols) != len(insts) {
 			t.Fatalf("%d rows for %d instances", len(sols), len(insts))
 		}
