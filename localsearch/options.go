@@ -199,11 +199,12 @@ type Result struct {
 	// Starts counts the starting tours searched (ImproveFrom);
 	// StartIndex is the index, in the starts given, of the best one.
 	Starts, StartIndex int
-	// Kicks counts perturbations tried; KicksAccepted those that improved
-	// the best tour.
+	// Kicks counts perturbations tried; KicksAccepted those after which
+	// the best tour improved (by the kick's local optimum or by its merge
+	// with the best tour).
 	Kicks, KicksAccepted int
-	// Merged counts recombinations of local optima that improved the best
-	// tour.
+	// Merged counts merges of local optima (of the starts' descents and of
+	// the kicks') that improved the best tour.
 	Merged int
 	// Stop says why the search ended.
 	Stop StopReason

@@ -123,9 +123,11 @@ func infer(ctx context.Context, cfg config) error {
 		if cfg.improve {
 			ls := time.Now()
 			opt, deadline := improveOptions(cfg, decode)
-			if improved, err = improveAll(insts, sols, opt, deadline, eng.Options().Workers); err != nil {
+			var st SearchStats
+			if improved, st, err = improveAll(insts, sols, opt, deadline, eng.Options().Workers); err != nil {
 				return err
 			}
+			tl.search.add(st)
 			tl.ls += time.Since(ls)
 		}
 		t0 = time.Now()
@@ -277,12 +279,13 @@ func shareOf(deadline time.Time, pending, workers int, limit time.Duration) time
 // feasible, and keeps a result only when lazymask.Check confirms it is
 // feasible and better than the decoded best. A non-zero deadline splits
 // the time left among the instances as they start (shareOf).
-func improveAll(insts []*lazymask.Instance, sols []engine.Solution, opt localsearch.Options, deadline time.Time, workers int) ([]*localsearch.Result, error) {
+func improveAll(insts []*lazymask.Instance, sols []engine.Solution, opt localsearch.Options, deadline time.Time, workers int) ([]*localsearch.Result, SearchStats, error) {
 	out := make([]*localsearch.Result, len(insts))
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex
 		errs    []error
+		stats   SearchStats
 		next    = make(chan int, len(insts))
 		pending atomic.Int64
 	)
@@ -326,6 +329,9 @@ func improveAll(insts []*lazymask.Instance, sols []engine.Solution, opt localsea
 					mu.Unlock()
 					continue
 				}
+				mu.Lock()
+				stats.add(SearchStats{Searched: 1, Starts: r.Starts, Kicks: r.Kicks, KicksAccepted: r.KicksAccepted, Merged: r.Merged, Moves: r.Moves})
+				mu.Unlock()
 				res, cerr := lazymask.Check(insts[i], r.Tour)
 				if cerr != nil || !res.Feasible {
 					continue
@@ -339,5 +345,5 @@ func improveAll(insts []*lazymask.Instance, sols []engine.Solution, opt localsea
 		}()
 	}
 	wg.Wait()
-	return out, errors.Join(errs...)
+	return out, stats, errors.Join(errs...)
 }

@@ -325,7 +325,19 @@ func TestInferImproveNoMerge(t *testing.T) {
 		return solveTiny(t, data, append([]string{"--aug", "8", "--budget", "100", "--improve", "--all-tours",
 			"--improve-kicks", "10", "--workers", "1"}, extra...)...)
 	}
-	all := solve()
+	metrics := func(path string) Metrics {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m Metrics
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	mj, mjNo := filepath.Join(t.TempDir(), "m.json"), filepath.Join(t.TempDir(), "m-no.json")
+	all := solve("--metrics-json", mj)
 	differ := 0
 	improvedRows := func(sols []datasets.Solution) map[int64][]int {
 		m := map[int64][]int{}
@@ -336,7 +348,9 @@ func TestInferImproveNoMerge(t *testing.T) {
 		}
 		return m
 	}
-	merged, unmerged := improvedRows(all), improvedRows(solve("--improve-no-merge"))
+	merged, unmerged := improvedRows(all), improvedRows(solve("--improve-no-merge", "--metrics-json", mjNo))
+	// The stats printed and written sum what ImproveFrom reports per instance.
+	var want, wantNo SearchStats
 	for i, in := range insts {
 		var decoded [][]int
 		for _, s := range all {
@@ -344,20 +358,25 @@ func TestInferImproveNoMerge(t *testing.T) {
 				decoded = append(decoded, s.Tour)
 			}
 		}
-		if len(decoded) == 0 {
-			continue
+		feasible := slices.ContainsFunc(all, func(s datasets.Solution) bool {
+			return s.Instance == int64(i) && s.Source != SourceImproved && s.Feasible
+		})
+		if !feasible {
+			decoded = append(decoded, localsearch.OrderTour(in)) // as improveAll does
 		}
 		for _, noMerge := range []bool{false, true} {
-			want, err := localsearch.ImproveFrom(in, decoded, localsearch.Options{Seed: 2025, Kicks: 10, NoMerge: noMerge})
+			want1, err := localsearch.ImproveFrom(in, decoded, localsearch.Options{Seed: 2025, Kicks: 10, NoMerge: noMerge})
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := merged[int64(i)]
+			sum := &want
 			if noMerge {
-				got = unmerged[int64(i)]
+				got, sum = unmerged[int64(i)], &wantNo
 			}
-			if got != nil && !slices.Equal(got, want.Tour) {
-				t.Fatalf("instance %d, no merge %v: improved row %v, want %v", i, noMerge, got, want.Tour)
+			sum.add(SearchStats{Searched: 1, Starts: want1.Starts, Kicks: want1.Kicks, KicksAccepted: want1.KicksAccepted, Merged: want1.Merged, Moves: want1.Moves})
+			if got != nil && !slices.Equal(got, want1.Tour) {
+				t.Fatalf("instance %d, no merge %v: improved row %v, want %v", i, noMerge, got, want1.Tour)
 			}
 		}
 		if !slices.Equal(merged[int64(i)], unmerged[int64(i)]) {
@@ -366,6 +385,13 @@ func TestInferImproveNoMerge(t *testing.T) {
 	}
 	if differ == 0 {
 		t.Errorf("--improve-no-merge changed no instance's tour: the test cannot tell whether it reaches the search")
+	}
+	m, mNo := metrics(mj), metrics(mjNo)
+	if m.Search == nil || mNo.Search == nil {
+		t.Fatalf("no local_search_stats in the metrics: %+v / %+v", m.Search, mNo.Search)
+	}
+	if *m.Search != want || *mNo.Search != wantNo || want.Merged == 0 || wantNo.Merged != 0 || want.Kicks == 0 {
+		t.Fatalf("local-search stats %+v (no merge %+v), want %+v (%+v)", *m.Search, *mNo.Search, want, wantNo)
 	}
 }
 
@@ -549,7 +575,7 @@ func TestImproveAllDeadline(t *testing.T) {
 	}
 	run := func(opt localsearch.Options, deadline time.Time) []*localsearch.Result {
 		t.Helper()
-		out, err := improveAll(insts, sols, opt, deadline, 2)
+		out, _, err := improveAll(insts, sols, opt, deadline, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

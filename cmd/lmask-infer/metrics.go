@@ -34,7 +34,31 @@ type Metrics struct {
 	GapInstances   int `json:"gap_instances"`
 	Improved       int `json:"improved,omitempty"`
 
+	// Search sums what the local search did (--improve only).
+	Search *SearchStats `json:"local_search_stats,omitempty"`
+
 	Timing Timing `json:"timing"`
+}
+
+// SearchStats sums the local searches of a run: instances searched,
+// starting tours descended from, kicks tried, kicks and merges of local
+// optima that improved the best tour, and moves applied.
+type SearchStats struct {
+	Searched      int `json:"searched"`
+	Starts        int `json:"starts"`
+	Kicks         int `json:"kicks"`
+	KicksAccepted int `json:"kicks_accepted"`
+	Merged        int `json:"merged"`
+	Moves         int `json:"moves"`
+}
+
+func (s *SearchStats) add(o SearchStats) {
+	s.Searched += o.Searched
+	s.Starts += o.Starts
+	s.Kicks += o.Kicks
+	s.KicksAccepted += o.KicksAccepted
+	s.Merged += o.Merged
+	s.Moves += o.Moves
 }
 
 // Timing splits Seconds. Encoder, Decoder and GoSide are summed over the
@@ -58,6 +82,7 @@ type tally struct {
 	gapSum                 float64
 	gapCount               int
 	improved               int
+	search                 SearchStats
 	io, ls                 time.Duration
 }
 
@@ -89,6 +114,10 @@ func (t *tally) metrics(wall time.Duration, st engine.Stats) Metrics {
 			Encoder: st.Encoder.Seconds(), Decoder: st.Decoder.Seconds(), GoSide: st.GoSide().Seconds(),
 			IO: t.io.Seconds(), LocalSearch: t.ls.Seconds(), Solve: st.Wall.Seconds(), Workers: st.Workers,
 		},
+	}
+	if t.search.Searched > 0 {
+		st := t.search
+		m.Search = &st
 	}
 	if t.tours > 0 {
 		m.SolInfeasible = float64(t.infeasibleTours) / float64(t.tours)
@@ -127,6 +156,11 @@ func printTable(w io.Writer, m Metrics, hasRef bool) {
 	fmt.Fprintf(w, "%-24s %.2f%% (%d instances)\n", "instance infeasibility", 100*m.InstInfeasible, m.NoFeasible)
 	fmt.Fprintf(w, "%-24s %s (original units: %s)\n", "objective", num(m.Obj, ""), num(m.ObjOrig, ""))
 	fmt.Fprintf(w, "%-24s %s\n", "gap", gap)
+	if s := m.Search; s != nil {
+		per := func(v int) float64 { return float64(v) / float64(s.Searched) }
+		fmt.Fprintf(w, "%-24s %d of %d instances improved; per instance %.1f starts, %.1f kicks (%.2f improving), %.2f improving merges\n",
+			"local search", m.Improved, s.Searched, per(s.Starts), per(s.Kicks), per(s.KicksAccepted), per(s.Merged))
+	}
 	fmt.Fprintf(w, "%-24s %.2f s\n", "wall time", m.Seconds)
 	t := m.Timing
 	fmt.Fprintf(w, "%-24s encoder %.2f s, decoder %.2f s, go-side lazymask %.2f s (summed over %d workers); io %.2f s",
