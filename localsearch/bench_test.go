@@ -93,3 +93,35 @@ func relocateFeasibly(rng *rand.Rand, in *lazymask.Instance, tour []int, count i
 	}
 	return t
 }
+
+// BenchmarkMergeTSPTW50 measures one merge (state.merge) of two feasible
+// TSPTW-50 local optima that differ in places, per operation.
+func BenchmarkMergeTSPTW50(b *testing.B) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	const pool = 16
+	type pair struct {
+		st   *state
+		a, c []int
+	}
+	pairs := make([]pair, 0, pool)
+	for len(pairs) < pool {
+		in, hidden := randTSPTW(rng, 50, euclid, 4)
+		in.Matrix()
+		ra, err := Improve(in, relocateFeasibly(rng, in, hidden, 20), Options{NoMerge: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rc, err := Improve(in, relocateFeasibly(rng, in, hidden, 20), Options{NoMerge: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		pairs = append(pairs, pair{newState(in), ra.Tour, rc.Tour})
+	}
+	var mg merger
+	var dst []int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := pairs[i%pool]
+		dst, _ = p.st.merge(&mg, p.a, p.c, dst)
+	}
+}
