@@ -30,8 +30,9 @@ type mergeLabel struct {
 	fromB      bool
 }
 
-// maxMergeLabels bounds the labels kept per block (TSPTW), cheapest first
-// being the order they are made in; TSPDL needs at most two.
+// maxMergeLabels bounds the labels kept per block (TSPTW): once it is
+// reached, a new label only replaces the dearest one, when it is cheaper.
+// TSPDL keeps at most two (its labels all have time 0: one per last node).
 const maxMergeLabels = 16
 
 // merger holds the scratch space of merge.
