@@ -150,14 +150,7 @@ func inferEndToEnd(t *testing.T, p lazymask.Problem) {
 			gapN++
 		}
 	}
-	b, err := os.ReadFile(mj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m Metrics
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
+	m := readMetrics(t, mj)
 	near := func(name string, got, want float64) {
 		if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
 			t.Errorf("%s = %v, recomputed %v", name, got, want)
@@ -186,7 +179,7 @@ func inferEndToEnd(t *testing.T, p lazymask.Problem) {
 	if objN == 0 || gapN == 0 {
 		t.Errorf("no feasible instance (%d) or no gap (%d): the test exercises nothing", objN, gapN)
 	}
-	t.Logf("tiny untrained model on %d %s-10: %s", len(insts), p, b)
+	t.Logf("tiny untrained model on %d %s-10: %+v", len(insts), p, m)
 }
 
 func TestInferBestImproveAndLimit(t *testing.T) {
@@ -226,6 +219,20 @@ func TestInferBestImproveAndLimit(t *testing.T) {
 	if counts["lmask+ls feasible=true tour=true"] == 0 {
 		t.Errorf("local search improved no instance: %v", counts)
 	}
+}
+
+// readMetrics reads a --metrics-json file.
+func readMetrics(t *testing.T, path string) Metrics {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Metrics
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // solveTiny runs lmask-infer with the tiny TSPTW model on data and args
@@ -325,17 +332,6 @@ func TestInferImproveNoMerge(t *testing.T) {
 		return solveTiny(t, data, append([]string{"--aug", "8", "--budget", "100", "--improve", "--all-tours",
 			"--improve-kicks", "10", "--workers", "1"}, extra...)...)
 	}
-	metrics := func(path string) Metrics {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m Metrics
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
 	mj, mjNo := filepath.Join(t.TempDir(), "m.json"), filepath.Join(t.TempDir(), "m-no.json")
 	all := solve("--metrics-json", mj)
 	differ := 0
@@ -386,7 +382,7 @@ func TestInferImproveNoMerge(t *testing.T) {
 	if differ == 0 {
 		t.Errorf("--improve-no-merge changed no instance's tour: the test cannot tell whether it reaches the search")
 	}
-	m, mNo := metrics(mj), metrics(mjNo)
+	m, mNo := readMetrics(t, mj), readMetrics(t, mjNo)
 	if m.Search == nil || mNo.Search == nil {
 		t.Fatalf("no local_search_stats in the metrics: %+v / %+v", m.Search, mNo.Search)
 	}
