@@ -238,7 +238,8 @@ func (se *search) run(starts [][]int) []int {
 		other = append(other[:0], st.tour...)
 		return st.excess == 0
 	}
-	merge := func() bool {
+	// mergeable reports whether merging is on and the best tour feasible.
+	mergeable := func() bool {
 		return !se.opt.NoMerge && bestKey.excess == 0 && se.res.Stop == LocalOptimum
 	}
 	for n, tour := range starts {
@@ -250,7 +251,7 @@ func (se *search) run(starts [][]int) []int {
 		se.descend()
 		se.res.Starts++
 		se.feasibleKnown = se.feasibleKnown || st.excess == 0
-		if keep() && merge() {
+		if keep() && mergeable() {
 			se.mergeInto(best, &bestKey, other)
 		}
 		if se.res.Stop != LocalOptimum {
@@ -279,7 +280,7 @@ func (se *search) run(starts [][]int) []int {
 		se.lastPos = 0
 		se.descend()
 		before := bestKey
-		if keep() && merge() {
+		if keep() && mergeable() {
 			se.mergeInto(best, &bestKey, other)
 		}
 		if bestKey.better(before) {
@@ -294,17 +295,17 @@ func (se *search) run(starts [][]int) []int {
 
 // mergeInto merges the feasible best tour with other (state.merge); when
 // that gives a cheaper tour, it descends from it and keeps the result in
-// best, reporting true.
-func (se *search) mergeInto(best []int, bestKey *key, other []int) bool {
+// best.
+func (se *search) mergeInto(best []int, bestKey *key, other []int) {
 	st := se.st
 	child, ok := st.merge(&se.mg, best, other, se.child)
 	se.child = child
 	if !ok {
-		return false
+		return
 	}
 	st.set(child)
 	if st.excess > 0 { // rounding at the tolerance
-		return false
+		return
 	}
 	se.lastPos = 0
 	se.descend()
@@ -312,9 +313,7 @@ func (se *search) mergeInto(best []int, bestKey *key, other []int) bool {
 		copy(best, st.tour)
 		*bestKey = now
 		se.res.Merged++
-		return true
 	}
-	return false
 }
 
 // budgetHit records and reports an exhausted budget.
