@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -155,4 +156,25 @@ func parseMetadata(keys []string, lookup func(string) (string, bool)) (Metadata,
 		}
 	}
 	return m, nil
+}
+
+// MatchSolutions checks that the solutions file solPath (metadata sol)
+// can belong to the instances file instPath (metadata inst): an error
+// when both record a problem, a size or a hardness and they differ. When
+// the solutions file names the instances file it was made for and that
+// name differs from instPath's, the returned note says so (not an error:
+// files get copied and renamed).
+func MatchSolutions(instPath string, inst Metadata, solPath string, sol Metadata) (note string, err error) {
+	switch {
+	case inst.Problem != "" && sol.Problem != "" && inst.Problem != sol.Problem:
+		return "", fmt.Errorf("%s holds %s solutions, but %s holds %s instances", solPath, sol.Problem, instPath, inst.Problem)
+	case inst.Size > 0 && sol.Size > 0 && inst.Size != sol.Size:
+		return "", fmt.Errorf("%s holds solutions of %d-node instances, but %s holds %d-node instances", solPath, sol.Size, instPath, inst.Size)
+	case inst.Hardness != "" && sol.Hardness != "" && inst.Hardness != sol.Hardness:
+		return "", fmt.Errorf("%s holds solutions of %s instances, but %s holds %s instances", solPath, sol.Hardness, instPath, inst.Hardness)
+	}
+	if sol.Instances != "" && filepath.Base(sol.Instances) != filepath.Base(instPath) {
+		note = fmt.Sprintf("note: %s was written for the instances in %s, here read with %s", solPath, sol.Instances, instPath)
+	}
+	return note, nil
 }

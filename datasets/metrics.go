@@ -20,6 +20,10 @@ type Metrics struct {
 	// that break a constraint by more than lazymask.Tol; MissingTours are
 	// rows without a tour (the decoder gave up).
 	FeasibleTours, ViolatingTours, MissingTours int
+	// Unsolved is the number of instances no solution row names at all
+	// (for example past the --limit of the run that wrote the file); they
+	// count as instances without a feasible tour.
+	Unsolved int
 	// MaxViolation is the largest total violation of a complete tour.
 	MaxViolation float64
 	// SolInfeasible is the share of rows that are not feasible tours.
@@ -53,17 +57,24 @@ func Evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution) (Met
 	// Rows are replayed instance by instance on a fresh copy, so the
 	// checker's cached matrices do not pile up (100k instances × N² floats).
 	order := make([][]int, len(insts))
+	named := make([]bool, len(insts))
 	for r := range sols {
 		s := &sols[r]
 		if s.Instance < 0 || s.Instance >= int64(len(insts)) {
 			return m, &rowError{File: "solutions", Row: int64(r), Field: "instance",
 				Err: fmt.Errorf("instance %d out of range [0,%d) (size mismatch with the instances)", s.Instance, len(insts))}
 		}
+		named[s.Instance] = true
 		if s.Tour == nil {
 			m.MissingTours++
 			continue
 		}
 		order[s.Instance] = append(order[s.Instance], r)
+	}
+	for _, ok := range named {
+		if !ok {
+			m.Unsolved++
+		}
 	}
 	sumLen := 0.0
 	for i, rows := range order {
@@ -161,7 +172,8 @@ func (f jsonNum) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON writes the stable keys instances, tours, rows,
 // sol_infeasible, inst_infeasible, obj, gap, mean_length, feasible_tours,
-// violating_tours, missing_tours, max_violation, obj_count and gap_count.
+// violating_tours, missing_tours, unsolved_instances, max_violation,
+// obj_count and gap_count.
 // Undefined values (NaN) are written as null.
 func (m Metrics) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
@@ -176,10 +188,11 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 		FeasibleTours  int     `json:"feasible_tours"`
 		ViolatingTours int     `json:"violating_tours"`
 		MissingTours   int     `json:"missing_tours"`
+		Unsolved       int     `json:"unsolved_instances"`
 		MaxViolation   jsonNum `json:"max_violation"`
 		ObjCount       int     `json:"obj_count"`
 		GapCount       int     `json:"gap_count"`
 	}{m.Instances, m.Tours, m.Rows, jsonNum(m.SolInfeasible), jsonNum(m.InstInfeasible), jsonNum(m.Obj),
-		jsonNum(m.Gap), jsonNum(m.MeanLength), m.FeasibleTours, m.ViolatingTours, m.MissingTours,
+		jsonNum(m.Gap), jsonNum(m.MeanLength), m.FeasibleTours, m.ViolatingTours, m.MissingTours, m.Unsolved,
 		jsonNum(m.MaxViolation), m.ObjCount, m.GapCount})
 }

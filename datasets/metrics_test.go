@@ -53,10 +53,44 @@ func TestEvaluateMetrics(t *testing.T) {
 			t.Errorf("json %s lacks %s", js, k)
 		}
 	}
+	if m.Unsolved != 0 || !strings.Contains(string(js), `"unsolved_instances":0`) {
+		t.Errorf("unsolved %d, json %s", m.Unsolved, js)
+	}
 	m2, _ := Evaluate(insts, nil, nil)
 	js, _ = json.Marshal(m2)
-	if !strings.Contains(string(js), `"obj":null`) || m2.InstInfeasible != 1 {
+	if !strings.Contains(string(js), `"obj":null`) || m2.InstInfeasible != 1 || m2.Unsolved != 2 || m2.MissingTours != 0 {
 		t.Errorf("empty evaluation: %s", js)
+	}
+	// An instance no row names is unsolved (and infeasible); one whose only
+	// row has no tour is not unsolved but counts a missing tour.
+	m3, _ := Evaluate(insts, sols[2:3], nil)
+	if m3.Unsolved != 1 || m3.MissingTours != 1 || m3.InstInfeasible != 1 {
+		t.Errorf("one row without a tour: %+v", m3)
+	}
+}
+
+func TestMatchSolutions(t *testing.T) {
+	inst := Metadata{Kind: KindInstances, Problem: "tsptw", Size: 50, Hardness: "hard"}
+	for _, tc := range []struct {
+		sol        Metadata
+		want, note string
+	}{
+		{Metadata{Problem: "tsptw", Size: 50, Hardness: "hard", Instances: "dir/i.parquet"}, "", ""},
+		{Metadata{}, "", ""}, // files without metadata (other tools) pass
+		{Metadata{Problem: "tspdl"}, "s.parquet holds tspdl solutions, but dir/i.parquet holds tsptw instances", ""},
+		{Metadata{Problem: "tsptw", Size: 20}, "solutions of 20-node instances, but dir/i.parquet holds 50-node", ""},
+		{Metadata{Problem: "tsptw", Hardness: "easy"}, "solutions of easy instances, but dir/i.parquet holds hard", ""},
+		{Metadata{Problem: "tsptw", Instances: "other/x.parquet"}, "", "written for the instances in other/x.parquet, here read with dir/i.parquet"},
+	} {
+		note, err := MatchSolutions("dir/i.parquet", inst, "s.parquet", tc.sol)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%+v: %v", tc.sol, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%+v: error %v, want %q", tc.sol, err, tc.want)
+		case tc.note == "" && note != "", tc.note != "" && !strings.Contains(note, tc.note):
+			t.Errorf("%+v: note %q, want %q", tc.sol, note, tc.note)
+		}
 	}
 }
 

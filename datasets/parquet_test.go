@@ -97,7 +97,7 @@ func TestSolutionsRoundTrip(t *testing.T) {
 	if got[1].Tour != nil || !math.IsInf(got[1].Cost, 1) || got[1].Aug != 7 {
 		t.Fatalf("row 1 = %+v", got[1])
 	}
-	if _, err := OpenInstances(path); err == nil || !strings.Contains(err.Error(), "is a solutions file") {
+	if _, err := OpenInstances(path); err == nil || !strings.Contains(err.Error(), "holds solutions, not instances") {
 		t.Fatalf("opening solutions as instances: %v", err)
 	}
 }

@@ -25,7 +25,7 @@ type rowReader[T any] struct {
 func openRowReader[T any](path, kind string) (*rowReader[T], error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err // *fs.PathError: "open PATH: reason"
 	}
 	st, err := f.Stat()
 	if err != nil {
@@ -52,7 +52,7 @@ func openRowReader[T any](path, kind string) (*rowReader[T], error) {
 	}
 	if meta.Kind != kind {
 		f.Close()
-		return nil, fmt.Errorf("%s: is a %s file, want %s", path, meta.Kind, kind)
+		return nil, fmt.Errorf("%s: holds %s, not %s", path, meta.Kind, kind)
 	}
 	if meta.Count != pf.NumRows() {
 		f.Close()

@@ -5,7 +5,8 @@
 #   scripts/eval-dumas.sh [MODEL] [EXTRA lmask-infer FLAGS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-model=${1:-models/pretrained/tsptw50-medium}; shift || true
+model=models/pretrained/tsptw50-medium # a first argument that is a flag belongs to lmask-infer
+if [ $# -gt 0 ] && [[ $1 != -* ]]; then model=${1:-$model}; shift; fi
 shared=${LMASK_SHARED:-../shared}
 bench=$shared/benchmarks
 if [ ! -d "$bench/tsptw-dumas" ]; then echo "eval-dumas: $bench not found (set LMASK_SHARED); skipping" >&2; exit 0; fi
@@ -22,7 +23,7 @@ for n in 20 40 60 80; do
   bin/lmask-data import --in "$d" --format dumas --coords "$bench/tsptw-dumas-coords" \
     --out out/dumas/n$n.parquet --references out/dumas/n$n.refs.parquet >/dev/null
   bin/lmask-infer --model "$model" --data out/dumas/n$n.parquet --reference out/dumas/n$n.refs.parquet \
-    --budget 5000 --out out/dumas/sol-n$n.parquet --metrics-json out/dumas/metrics-n$n.json "$@" >/dev/null 2>&1
+    --budget 5000 --out out/dumas/sol-n$n.parquet --metrics-json out/dumas/metrics-n$n.json "$@" >/dev/null
   python3 - out/dumas/metrics-n$n.json "$n" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))

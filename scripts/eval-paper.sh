@@ -9,7 +9,8 @@
 # paper's files are cached under out/paper (never committed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-limit=${1:-10000}; shift || true
+limit=10000 # a first argument that is a flag belongs to lmask-infer (./just eval-paper --improve)
+if [ $# -gt 0 ] && [[ $1 != -* ]]; then limit=${1:-10000}; shift; fi
 shared=${LMASK_SHARED:-../shared}
 src=$shared/datasets/lmask-paper
 if [ ! -d "$src" ]; then echo "eval-paper: $src not found (set LMASK_SHARED); skipping" >&2; exit 0; fi

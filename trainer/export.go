@@ -131,7 +131,9 @@ func ModelCard(st State) []byte {
 		b.WriteString("No validation set was used.\n")
 	} else {
 		v := st.LastVal
-		fmt.Fprintf(&b, "Greedy decoding of the 8 dihedral transforms, test semantics, budget R = %d, on %d instances of %s.\n\n",
+		fmt.Fprintf(&b, "Greedy decoding of the 8 dihedral transforms, test semantics, budget R = %d, on %d instances of %s: "+
+			"lmask-train's last validation of the run, with its weights at that step and its training backend (hardware "+
+			"above), so `lmask-infer` with the exported files need not reproduce it exactly.\n\n",
 			c.ValBudget, v.Instances, filepath.Base(c.ValFile))
 		b.WriteString("| metric | value |\n|---|---|\n")
 		row("solution infeasibility", fmt.Sprintf("%.2f%%", 100*v.SolInfeasible))

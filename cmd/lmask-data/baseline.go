@@ -84,7 +84,7 @@ func baselineAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
-	refs, err := readReference(c)
+	refs, err := readReference(c, ipath, d.Meta)
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
@@ -193,14 +193,29 @@ func bestFirst(rows []datasets.Solution) {
 // printMetrics writes the paper's metrics of a solutions file.
 func printMetrics(w io.Writer, m datasets.Metrics, gap bool) {
 	fmt.Fprintf(w, "instances        %d\n", m.Instances)
+	if m.Unsolved > 0 {
+		fmt.Fprintf(w, "unsolved         %d instances have no solution row (counted as infeasible; check --limit evaluates only the first N)\n", m.Unsolved)
+	}
 	fmt.Fprintf(w, "solution rows    %d (%d complete tours, %d without a tour)\n", m.Rows, m.Tours, m.MissingTours)
 	fmt.Fprintf(w, "feasible tours   %d; violating by more than %g: %d (max total violation %.6g)\n",
 		m.FeasibleTours, lazymask.Tol, m.ViolatingTours, m.MaxViolation)
 	fmt.Fprintf(w, "sol_infeasible   %.4f%%\n", 100*m.SolInfeasible)
 	fmt.Fprintf(w, "inst_infeasible  %.4f%%\n", 100*m.InstInfeasible)
-	fmt.Fprintf(w, "obj              %.6g (over %d instances)\n", m.Obj, m.ObjCount)
-	if gap {
-		fmt.Fprintf(w, "gap              %.4f%% (over %d instances)\n", 100*m.Gap, m.GapCount)
+	if m.ObjCount > 0 {
+		fmt.Fprintf(w, "obj              %.6g (over %d instances)\n", m.Obj, m.ObjCount)
+	} else {
+		fmt.Fprintf(w, "obj              n/a (no feasible tour)\n")
 	}
-	fmt.Fprintf(w, "mean_length      %.6g\n", m.MeanLength)
+	if gap {
+		if m.GapCount > 0 {
+			fmt.Fprintf(w, "gap              %.4f%% (over %d instances)\n", 100*m.Gap, m.GapCount)
+		} else {
+			fmt.Fprintf(w, "gap              n/a (no instance has both a feasible tour and a reference cost)\n")
+		}
+	}
+	if m.Tours > 0 {
+		fmt.Fprintf(w, "mean_length      %.6g\n", m.MeanLength)
+	} else {
+		fmt.Fprintf(w, "mean_length      n/a (no complete tour)\n")
+	}
 }

@@ -18,21 +18,43 @@ func init() {
 			&cli.StringFlag{Name: "instances", Usage: "instances Parquet file", Required: true},
 			&cli.StringFlag{Name: "solutions", Usage: "solutions Parquet file", Required: true},
 			&cli.StringFlag{Name: "reference", Usage: "reference solutions Parquet file (for the gap)"},
+			&cli.IntFlag{Name: "limit", Usage: "evaluate only the first N instances and the rows that name them, as after lmask-infer --limit N (0 = all)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
 		},
 		Action: checkAction,
 	})
 }
 
-// readReference reads the --reference solutions file, or returns nil when
-// the flag is not set.
-func readReference(c *cli.Context) ([]datasets.Solution, error) {
+// readReference reads the --reference solutions file and checks that it
+// can belong to the instances file ipath (metadata imeta), or returns nil
+// when the flag is not set.
+func readReference(c *cli.Context, ipath string, imeta datasets.Metadata) ([]datasets.Solution, error) {
 	rp := c.String("reference")
 	if rp == "" {
 		return nil, nil
 	}
-	refs, _, err := datasets.ReadSolutions(rp)
-	return refs, err
+	refs, meta, err := datasets.ReadSolutions(rp)
+	if err != nil {
+		return nil, err
+	}
+	if err := matchPair(c, ipath, imeta, rp, meta); err != nil {
+		return nil, fmt.Errorf("flag --reference: %w", err)
+	}
+	return refs, nil
+}
+
+// matchPair checks that the solutions file spath (metadata smeta) can
+// belong to the instances file ipath (datasets.MatchSolutions) and prints
+// its note, if any, to the error stream.
+func matchPair(c *cli.Context, ipath string, imeta datasets.Metadata, spath string, smeta datasets.Metadata) error {
+	note, err := datasets.MatchSolutions(ipath, imeta, spath, smeta)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(c.App.ErrWriter, note)
+	}
+	return nil
 }
 
 // relabel replaces the generic file label of an Evaluate error by a path.
@@ -49,15 +71,25 @@ func checkAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
-	sols, _, err := datasets.ReadSolutions(c.String("solutions"))
+	sols, smeta, err := datasets.ReadSolutions(c.String("solutions"))
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
-	refs, err := readReference(c)
+	if err := matchPair(c, c.String("instances"), d.Meta, c.String("solutions"), smeta); err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	refs, err := readReference(c, c.String("instances"), d.Meta)
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
-	m, err := datasets.Evaluate(d.Instances, sols, refs)
+	insts := d.Instances
+	if lim := c.Int("limit"); lim < 0 {
+		return fmt.Errorf("check: flag --limit: %d, want ≥ 0", lim)
+	} else if lim > 0 && lim < len(insts) {
+		insts = insts[:lim]
+		sols, refs = firstInstances(sols, lim), firstInstances(refs, lim)
+	}
+	m, err := datasets.Evaluate(insts, sols, refs)
 	if err != nil {
 		err = relabel(err, "solutions", c.String("solutions"))
 		err = relabel(err, "reference", c.String("reference"))
@@ -74,4 +106,37 @@ func checkAction(c *cli.Context) error {
 	}
 	printMetrics(w, m, refs != nil)
 	return nil
+}
+
+// matchFiles is matchPair for files not read whole: it opens both only for
+// their metadata.
+func matchFiles(c *cli.Context, ipath, spath string) error {
+	ir, err := datasets.OpenInstances(ipath)
+	if err != nil {
+		return err
+	}
+	imeta := ir.Metadata()
+	ir.Close()
+	sr, err := datasets.OpenSolutions(spath)
+	if err != nil {
+		return err
+	}
+	smeta := sr.Metadata()
+	sr.Close()
+	return matchPair(c, ipath, imeta, spath, smeta)
+}
+
+// firstInstances returns the solutions that name one of the first n
+// instances (nil stays nil).
+func firstInstances(sols []datasets.Solution, n int) []datasets.Solution {
+	if sols == nil {
+		return nil
+	}
+	out := make([]datasets.Solution, 0, len(sols))
+	for _, s := range sols {
+		if s.Instance < int64(n) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -35,6 +35,9 @@ func generateAction(c *cli.Context) error {
 	if c.Int("count") <= 0 {
 		return fmt.Errorf("generate: --count must be positive, got %d", c.Int("count"))
 	}
+	if c.Int("row-group") < 1 {
+		return fmt.Errorf("generate: --row-group must be positive, got %d", c.Int("row-group"))
+	}
 	if c.IsSet("width") && (p != lazymask.TSPTW || c.String("hardness") != datasets.Hard) {
 		return fmt.Errorf("generate: --width applies to hard TSPTW only")
 	}

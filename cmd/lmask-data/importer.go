@@ -99,9 +99,6 @@ func importNPZ(c *cli.Context, in, out string) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	meta.Instances = ip
-	if err := datasets.WriteSolutions(out, meta, sols, datasets.WriterOptions{}); err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
 	tours, viol := 0, 0
 	for _, s := range sols {
 		if s.Tour != nil {
@@ -110,6 +107,16 @@ func importNPZ(c *cli.Context, in, out string) error {
 				viol++
 			}
 		}
+	}
+	// A reference file's tours are good solutions of its own instances: when
+	// most break a constraint, the pairing is wrong (another hardness or
+	// test set), and the gaps it would give mean nothing.
+	if tours > 0 && 2*viol > tours {
+		return fmt.Errorf("import: %d of the %d tours in %s break a constraint of the instances in %s: "+
+			"they were not made for these instances (nothing written)", viol, tours, in, ip)
+	}
+	if err := datasets.WriteSolutions(out, meta, sols, datasets.WriterOptions{}); err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %d %s references (%d tours, %d violating by more than %g) to %s\n",
 		len(sols), meta.Source, tours, viol, 1e-5, out)

@@ -72,8 +72,13 @@ func improveAction(c *cli.Context) error {
 		Kicks: c.Int("kicks"), Shuffle: c.Bool("shuffle"), NoRepair: c.Bool("no-repair"), MaxStarts: c.Int("starts"),
 		NoMerge: c.Bool("no-merge"),
 	}
-	if opt.MaxStarts < 0 {
-		return fmt.Errorf("improve: flag --starts: %d, want ≥ 0", opt.MaxStarts)
+	for _, f := range []string{"starts", "kicks", "max-moves", "max-iterations"} {
+		if v := c.Int(f); v < 0 {
+			return fmt.Errorf("improve: flag --%s: %d, want ≥ 0", f, v)
+		}
+	}
+	if opt.TimeLimit < 0 {
+		return fmt.Errorf("improve: flag --budget: %v, want ≥ 0", opt.TimeLimit)
 	}
 	if c.Bool("urgency") && !c.Bool("per-instance") {
 		return errors.New("improve: flag --urgency needs --per-instance")
@@ -87,7 +92,10 @@ func improveAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("improve: %w", err)
 	}
-	refs, err := readReference(c)
+	if err := matchPair(c, ipath, d.Meta, spath, meta); err != nil {
+		return fmt.Errorf("improve: %w", err)
+	}
+	refs, err := readReference(c, ipath, d.Meta)
 	if err != nil {
 		return fmt.Errorf("improve: %w", err)
 	}

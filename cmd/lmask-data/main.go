@@ -17,7 +17,13 @@ import (
 	"sort"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/internal/atomicfile"
 )
+
+// Version is the program version (set at link time with
+// -ldflags "-X main.Version=...").
+var Version = "dev"
 
 // commands is the command list; files of this package append to it from
 // init functions.
@@ -28,15 +34,55 @@ var commands []*cli.Command
 func run(args []string, stdout, stderr io.Writer) error {
 	cmds := append([]*cli.Command(nil), commands...)
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+	for _, cmd := range cmds {
+		cmd.Before = guard
+	}
 	app := &cli.App{
 		Name:           "lmask-data",
 		Usage:          "generate, import, inspect and check lmask datasets",
+		Version:        Version,
 		Commands:       cmds,
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
 	return app.Run(append([]string{"lmask-data"}, args...))
+}
+
+// inputFlags are the flags that name files a command reads.
+var inputFlags = []string{"in", "instances", "solutions", "reference"}
+
+// guard checks, before any command runs, what its flags alone tell: a
+// --workers that is not negative, an --out whose folder exists and that
+// names none of the command's input files.
+func guard(c *cli.Context) error {
+	has := map[string]bool{}
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			has[n] = true
+		}
+	}
+	name := c.Command.Name
+	if has["workers"] && c.Int("workers") < 0 {
+		return fmt.Errorf("%s: flag --workers: %d, want ≥ 0 (0 = number of CPUs)", name, c.Int("workers"))
+	}
+	if !has["out"] || c.String("out") == "" {
+		return nil
+	}
+	out := c.String("out")
+	if err := atomicfile.CheckDest(out); err != nil {
+		return fmt.Errorf("%s: flag --out: %w", name, err)
+	}
+	var inputs []atomicfile.Input
+	for _, f := range inputFlags {
+		if has[f] {
+			inputs = append(inputs, atomicfile.Input{Flag: f, Path: c.String(f)})
+		}
+	}
+	if err := atomicfile.Distinct("out", out, inputs...); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
 
 func main() {

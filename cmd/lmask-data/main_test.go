@@ -154,6 +154,13 @@ func TestImportPaperAndBenchmark(t *testing.T) {
 	if m["instances"].(float64) != 128 || m["tours"].(float64) != 124 || math.Abs(m["mean_length"].(float64)-256.59) > 0.01 {
 		t.Fatalf("TSPTW-500 references: %v", m)
 	}
+	// The same references against other instances of the same shape: every
+	// tour breaks a window, so the pairing is refused and nothing written.
+	other, rp2 := filepath.Join(dir, "other.parquet"), filepath.Join(dir, "r2.parquet")
+	if out, err := runCLI(t, "generate", "--problem", "tsptw", "--size", "500", "--hardness", "hard", "--count", "128", "--seed", "9", "--out", other); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	expectFailure(t, rp2, []string{"124 of the 124 tours", "not made for these instances"}, "import", "--in", ref, "--instances", other, "--out", rp2)
 	// a benchmark file with its optimum as reference
 	lib := filepath.Join(shared, "benchmarks", "tsptw-dumas", "n20w20.001.txt")
 	bp := filepath.Join(dir, "d.parquet")
@@ -167,5 +174,90 @@ func TestImportPaperAndBenchmark(t *testing.T) {
 	d, err := datasets.ReadInstances(bp)
 	if err != nil || d.Instances[0].N != 21 || d.Instances[0].Problem != lazymask.TSPTW || d.Instances[0].X[0] != 16.0/50 {
 		t.Fatalf("instance %v", err)
+	}
+}
+
+// Files that cannot belong together, outputs that would overwrite an input
+// and nonsensical numbers are refused before anything is written.
+func TestRefusesMismatchesAndOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	gen := func(p, h, name string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if out, err := runCLI(t, "generate", "--problem", p, "--size", "8", "--hardness", h, "--count", "6", "--seed", "5", "--out", path); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return path
+	}
+	tw, dl := gen("tsptw", "hard", "tw.parquet"), gen("tspdl", "hard", "dl.parquet") // hard: known feasible tours
+	// Known tours of the TSPTW file as a solutions file that says what it holds.
+	d, err := datasets.ReadInstances(tw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sols []datasets.Solution
+	for i, in := range d.Instances[:3] {
+		s, err := datasets.Checked(in, int64(i), d.KnownTours[i], "known")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sols = append(sols, s)
+	}
+	sp := filepath.Join(dir, "s.parquet")
+	meta := d.Meta
+	meta.Kind, meta.Instances = datasets.KindSolutions, tw
+	if err := datasets.WriteSolutions(sp, meta, sols, datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.parquet")
+	svg := filepath.Join(dir, "p.svg")
+	mismatch := []string{sp, "tsptw solutions", dl, "tspdl instances"}
+	expectFailure(t, "", mismatch, "check", "--instances", dl, "--solutions", sp)
+	expectFailure(t, svg, mismatch, "plot", "--instances", dl, "--solutions", sp, "--out", svg)
+	expectFailure(t, out, mismatch, "improve", "--instances", dl, "--solutions", sp, "--out", out)
+	expectFailure(t, out, []string{"--reference", "tsptw solutions"}, "baseline", "--instances", dl, "--reference", sp, "--out", out)
+
+	// --out naming an input: the input is left as it was.
+	before, _ := os.ReadFile(sp)
+	expectFailure(t, "", []string{"--out " + sp + " is the --solutions file"}, "improve", "--instances", tw, "--solutions", sp, "--out", sp)
+	expectFailure(t, "", []string{"--out " + tw + " is the --instances file"}, "baseline", "--instances", tw, "--out", tw)
+	if after, _ := os.ReadFile(sp); !bytes.Equal(before, after) {
+		t.Error("the solutions file changed")
+	}
+	// Missing output folders and bad numbers.
+	expectFailure(t, "", []string{"flag --out", "folder " + filepath.Join(dir, "nope") + " does not exist"},
+		"generate", "--problem", "tsptw", "--size", "8", "--hardness", "easy", "--count", "2", "--seed", "1", "--out", filepath.Join(dir, "nope", "g.parquet"))
+	expectFailure(t, out, []string{"--row-group", "0"}, "generate", "--problem", "tsptw", "--size", "8", "--hardness", "easy", "--count", "2", "--seed", "1", "--row-group", "0", "--out", out)
+	expectFailure(t, out, []string{"--workers", "-1"}, "improve", "--instances", tw, "--solutions", sp, "--out", out, "--workers", "-1")
+	expectFailure(t, out, []string{"--workers", "-2"}, "baseline", "--instances", tw, "--out", out, "--workers", "-2")
+	expectFailure(t, out, []string{"--kicks", "-1"}, "improve", "--instances", tw, "--solutions", sp, "--out", out, "--kicks", "-1")
+	expectFailure(t, out, []string{"--budget", "-1s"}, "improve", "--instances", tw, "--solutions", sp, "--out", out, "--budget", "-1s")
+
+	// A run over the first 3 instances: check counts the other 3 as
+	// unsolved, and --limit 3 evaluates only the first 3.
+	js, err := runCLI(t, "check", "--instances", tw, "--solutions", sp, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	if m["unsolved_instances"].(float64) != 3 || m["inst_infeasible"].(float64) != 0.5 || m["missing_tours"].(float64) != 0 {
+		t.Errorf("full check: %v", m)
+	}
+	text, err := runCLI(t, "check", "--instances", tw, "--solutions", sp)
+	if err != nil || !strings.Contains(text, "3 instances have no solution row") {
+		t.Errorf("check text: %v\n%s", err, text)
+	}
+	js, err = runCLI(t, "check", "--instances", tw, "--solutions", sp, "--limit", "3", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["instances"].(float64) != 3 || m["unsolved_instances"].(float64) != 0 || m["inst_infeasible"].(float64) != 0 {
+		t.Errorf("check --limit 3: %v", m)
 	}
 }

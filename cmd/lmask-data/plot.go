@@ -41,6 +41,9 @@ func plotAction(c *cli.Context) error {
 		title string
 	)
 	if spath != "" {
+		if err := matchFiles(c, ipath, spath); err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
 		s, n, err := solutionRow(spath, k)
 		if err != nil {
 			return fmt.Errorf("plot: %w", err)
@@ -78,7 +81,7 @@ func plotAction(c *cli.Context) error {
 		if errors.As(err, &te) && spath != "" {
 			return fmt.Errorf("plot: %s: row %d: field tour: instance %d: %w", spath, k, row, err)
 		}
-		return fmt.Errorf("plot: %s: row %d: %w", ipath, row, err)
+		return fmt.Errorf("plot: %w", err)
 	}
 	verdict, _ := plot.Verdict(inst, tour)
 	fmt.Fprintf(c.App.Writer, "wrote %s: %s\n", out, verdict)

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/lazymask"
 )
 
@@ -122,6 +123,23 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		return cfg, usageError{fmt.Sprintf("--improve-share %v: want a share in [0, %d]", cfg.improveShare, maxShare)}
 	case cfg.improveShare > 0 && !cfg.improve:
 		return cfg, usageError{"--improve-share needs --improve"}
+	}
+	// Outputs: their folders must exist (checked before hours of solving),
+	// and none may overwrite an input or the other output.
+	inputs := []atomicfile.Input{{Flag: "data", Path: cfg.data}, {Flag: "reference", Path: cfg.reference}}
+	for _, o := range []atomicfile.Input{{Flag: "out", Path: cfg.out}, {Flag: "metrics-json", Path: cfg.metrics}} {
+		if o.Path == "" {
+			continue
+		}
+		if err := atomicfile.CheckDest(o.Path); err != nil {
+			return cfg, usageError{"--" + o.Flag + ": " + err.Error()}
+		}
+		if err := atomicfile.Distinct(o.Flag, o.Path, inputs...); err != nil {
+			return cfg, usageError{err.Error()}
+		}
+	}
+	if err := atomicfile.Distinct("metrics-json", cfg.metrics, atomicfile.Input{Flag: "out", Path: cfg.out}); err != nil {
+		return cfg, usageError{err.Error()}
 	}
 	return cfg, nil
 }

@@ -47,8 +47,16 @@ func infer(ctx context.Context, cfg config) error {
 	}
 	var ref map[int64]float64
 	if cfg.reference != "" {
-		if ref, err = readReference(cfg.reference); err != nil {
+		var refMeta datasets.Metadata
+		if ref, refMeta, err = readReference(cfg.reference); err != nil {
 			return err
+		}
+		note, err := datasets.MatchSolutions(cfg.data, meta, cfg.reference, refMeta)
+		if err != nil {
+			return fmt.Errorf("--reference: %w", err)
+		}
+		if note != "" {
+			fmt.Fprintln(cfg.stderr, note)
 		}
 	}
 	total := rd.NumRows()
@@ -56,7 +64,8 @@ func infer(ctx context.Context, cfg config) error {
 		total = int64(cfg.limit)
 	}
 	w, err := datasets.CreateSolutions(cfg.out, datasets.Metadata{
-		Kind: datasets.KindSolutions, Problem: mcfg.Problem, Size: meta.Size, Source: Source, Instances: cfg.data,
+		Kind: datasets.KindSolutions, Problem: mcfg.Problem, Size: meta.Size, Hardness: meta.Hardness, Scale: meta.Scale,
+		Source: Source, Instances: cfg.data,
 	}, datasets.WriterOptions{})
 	if err != nil {
 		return err

@@ -699,3 +699,80 @@ func TestInferAugSubset(t *testing.T) {
 		}
 	}
 }
+
+// Outputs that would overwrite an input, or whose folder is missing, are
+// refused before the model is opened; nothing is written.
+func TestInferRefusesBadOutputs(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data.parquet")
+	if _, err := datasets.GenerateFile(data, datasets.GenConfig{Problem: lazymask.TSPTW, N: 10, Hardness: datasets.Hard, Seed: 1}, 3, datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(data)
+	out := filepath.Join(dir, "sol.parquet")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", data}, "--out " + data + " is the --data file"},
+		{[]string{"--out", "./" + filepath.Base(data)}, "is the --data file"},
+		{[]string{"--out", out, "--reference", out}, "--out " + out + " is the --reference file"},
+		{[]string{"--out", out, "--metrics-json", data}, "--metrics-json " + data + " is the --data file"},
+		{[]string{"--out", out, "--metrics-json", out}, "--metrics-json " + out + " is the --out file"},
+		{[]string{"--out", filepath.Join(dir, "no", "sol.parquet")}, "--out: create " + filepath.Join(dir, "no", "sol.parquet") + ": folder " + filepath.Join(dir, "no") + " does not exist"},
+		{[]string{"--out", out, "--metrics-json", filepath.Join(dir, "no", "m.json")}, "--metrics-json: create"},
+	} {
+		t.Chdir(dir)
+		_, _, err := runCLI(t, append([]string{"--model", "no-such-model", "--data", data}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want one with %q", tc.args, err, tc.want)
+		}
+		if _, serr := os.Stat(out); serr == nil {
+			t.Errorf("%v: %s was written", tc.args, out)
+		}
+	}
+	if after, _ := os.ReadFile(data); !bytes.Equal(before, after) {
+		t.Error("the data file changed")
+	}
+}
+
+// A reference made for other instances (another hardness) is refused; one
+// that covers only some instances says over how many the gap is.
+func TestInferReferenceMismatch(t *testing.T) {
+	needRuntime(t)
+	data, ref, _ := fixture(t, lazymask.TSPTW, datasets.Hard, 10, 6)
+	dir := t.TempDir()
+	sols, meta, err := datasets.ReadSolutions(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	easy := filepath.Join(dir, "easy-ref.parquet")
+	meta.Hardness = datasets.Easy
+	if err := datasets.WriteSolutions(easy, meta, sols, datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "sol.parquet")
+	_, _, err = runCLI(t, "--model", tinyTSPTW, "--data", data, "--out", out, "--reference", easy, "--aug", "1")
+	if err == nil || !strings.Contains(err.Error(), "--reference: "+easy+" holds solutions of easy instances") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, serr := os.Stat(out); serr == nil {
+		t.Errorf("output written despite the error")
+	}
+	part := filepath.Join(dir, "part-ref.parquet")
+	meta.Hardness = datasets.Hard
+	if err := datasets.WriteSolutions(part, meta, sols[:2], datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, err := runCLI(t, "--model", tinyTSPTW, "--data", data, "--out", out, "--reference", part, "--aug", "1", "--budget", "-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "(over the 2 of 6 solved instances that have a reference cost)") {
+		t.Errorf("gap line does not say it covers 2 instances:\n%s", stdout)
+	}
+	got, gmeta, err := datasets.ReadSolutions(out)
+	if err != nil || len(got) == 0 || gmeta.Hardness != datasets.Hard || gmeta.Scale != meta.Scale {
+		t.Errorf("output metadata %+v (%v)", gmeta, err)
+	}
+}

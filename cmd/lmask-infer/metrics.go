@@ -146,9 +146,12 @@ func printTable(w io.Writer, m Metrics, hasRef bool) {
 	}
 	gap := "n/a (no --reference)"
 	if hasRef {
-		gap = "n/a"
+		gap = "n/a (no instance has both a feasible tour and a reference cost)"
 		if m.Gap != nil {
 			gap = fmt.Sprintf("%.4f%%", 100**m.Gap)
+			if feasible := m.Instances - m.NoFeasible; m.GapInstances < feasible {
+				gap += fmt.Sprintf(" (over the %d of %d solved instances that have a reference cost)", m.GapInstances, feasible)
+			}
 		}
 	}
 	fmt.Fprintf(w, "%-24s %s\n", "instances", fmt.Sprint(m.Instances))
@@ -163,8 +166,12 @@ func printTable(w io.Writer, m Metrics, hasRef bool) {
 	}
 	fmt.Fprintf(w, "%-24s %.2f s\n", "wall time", m.Seconds)
 	t := m.Timing
-	fmt.Fprintf(w, "%-24s encoder %.2f s, decoder %.2f s, go-side lazymask %.2f s (summed over %d workers); io %.2f s",
-		"time split", t.Encoder, t.Decoder, t.GoSide, t.Workers, t.IO)
+	over := fmt.Sprintf("summed over %d workers", t.Workers)
+	if t.Workers == 1 {
+		over = "one worker"
+	}
+	fmt.Fprintf(w, "%-24s encoder %.2f s, decoder %.2f s, go-side lazymask %.2f s (%s); io %.2f s",
+		"time split", t.Encoder, t.Decoder, t.GoSide, over, t.IO)
 	if t.LocalSearch > 0 {
 		fmt.Fprintf(w, ", local search %.2f s", t.LocalSearch)
 	}
@@ -183,10 +190,10 @@ func writeJSON(path string, m Metrics) error {
 // readReference returns the best finite reference cost (normalised units)
 // per instance index from a solutions file; rows with an infeasible tour
 // are ignored.
-func readReference(path string) (map[int64]float64, error) {
-	sols, _, err := datasets.ReadSolutions(path)
+func readReference(path string) (map[int64]float64, datasets.Metadata, error) {
+	sols, meta, err := datasets.ReadSolutions(path)
 	if err != nil {
-		return nil, fmt.Errorf("read reference: %w", err)
+		return nil, meta, fmt.Errorf("read reference: %w", err)
 	}
 	ref := make(map[int64]float64, len(sols))
 	for _, s := range sols {
@@ -200,5 +207,5 @@ func readReference(path string) (map[int64]float64, error) {
 			ref[s.Instance] = s.Cost
 		}
 	}
-	return ref, nil
+	return ref, meta, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -36,20 +37,20 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 func trainFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "problem", Usage: "tsptw or tspdl"},
-		&cli.IntFlag{Name: "size", Value: 50, Usage: "nodes per instance N, depot included"},
+		&cli.IntFlag{Name: "size", Value: 50, Usage: "nodes per instance N, depot included", Action: atLeast("size", 3)},
 		&cli.StringFlag{Name: "hardness", Value: "medium", Usage: "easy, medium or hard"},
-		&cli.StringFlag{Name: "out", Usage: "run directory (required) (checkpoint, metrics.jsonl, curve.svg, model/)"},
+		&cli.StringFlag{Name: "out", Usage: "run directory, required; its parent must exist (checkpoint, metrics.jsonl, curve.svg, model/)"},
 		&cli.IntFlag{Name: "steps", Value: 1000, Usage: "training iterations"},
-		&cli.IntFlag{Name: "batch", Value: 16, Usage: "instances per iteration"},
-		&cli.IntFlag{Name: "samples", Usage: "samples P per instance (default: N)"},
+		&cli.IntFlag{Name: "batch", Value: 16, Usage: "instances per iteration", Action: atLeast("batch", 1)},
+		&cli.IntFlag{Name: "samples", Usage: "samples P per instance", DefaultText: "N (--size)", Action: atLeast("samples", 2)},
 		&cli.IntFlag{Name: "budget", Value: 15, Usage: "backtrack budget R of training rollouts (train semantics)"},
 		&cli.BoolFlag{Name: "rie", Value: true, Usage: "refinement-intensity embedding (--rie=false disables)"},
 		&cli.StringFlag{Name: "lookahead", Value: "tsl", Usage: "look-ahead mask: tsl, ssl or none"},
-		&cli.Float64Flag{Name: "lr", Usage: "AdamW learning rate (default 3e-4, 1e-4 for N > 50)"},
+		&cli.Float64Flag{Name: "lr", Usage: "AdamW learning rate", DefaultText: "3e-4; 1e-4 for N > 50"},
 		&cli.Float64Flag{Name: "weight-decay", Value: 1e-6, Usage: "AdamW weight decay"},
-		&cli.StringFlag{Name: "milestones", Usage: "comma-separated steps where lr ×0.1 (default: 90% and 95% of --steps)"},
+		&cli.StringFlag{Name: "milestones", Usage: "comma-separated steps where lr ×0.1", DefaultText: "90% and 95% of --steps"},
 		&cli.Float64Flag{Name: "clip", Value: 1.0, Usage: "global gradient-norm clip (0: off)"},
-		&cli.Float64Flag{Name: "entropy", Usage: "entropy coefficient λ (default by problem/hardness: TSPTW easy 0.01, medium 0.05, else 0)"},
+		&cli.Float64Flag{Name: "entropy", Usage: "entropy coefficient λ", DefaultText: "by problem/hardness: TSPTW easy 0.01, medium 0.05, else 0"},
 		&cli.Float64Flag{Name: "penalty", Value: 1, Usage: "violation penalty ρ (ρ₀ when scheduled)"},
 		&cli.Float64Flag{Name: "penalty-growth", Value: 1, Usage: "γ of ρ_t = min(γ^t·ρ₀, ρ_max); 1 keeps ρ fixed"},
 		&cli.Float64Flag{Name: "penalty-max", Value: 2, Usage: "ρ_max of the penalty schedule"},
@@ -61,7 +62,7 @@ func trainFlags() []cli.Flag {
 		&cli.StringFlag{Name: "val", Usage: "validation set (Parquet instances file)"},
 		&cli.StringFlag{Name: "val-ref", Usage: "reference solutions of the validation set (Parquet), for the gap"},
 		&cli.IntFlag{Name: "val-every", Value: 100, Usage: "validate every K steps (0: only at the end)"},
-		&cli.IntFlag{Name: "val-budget", Usage: "test-semantics budget of validation (default: the paper's R)"},
+		&cli.IntFlag{Name: "val-budget", Usage: "test-semantics budget of validation (-1: unlimited)", DefaultText: "the paper's R for problem, size and hardness"},
 		&cli.IntFlag{Name: "val-limit", Value: 256, Usage: "validation instances used (0: all)"},
 		&cli.IntFlag{Name: "checkpoint-every", Value: 100, Usage: "checkpoint every N steps (0: end and interrupt only)"},
 		&cli.BoolFlag{Name: "keep-best", Value: true, Usage: "write the weights of the best validation so far (fewest infeasible instances, then gap or length) to best.lmck in the run directory"},
@@ -132,7 +133,33 @@ func configFromFlags(c *cli.Context) (trainer.Config, error) {
 	cfg.KeepBest = c.Bool("keep-best")
 	cfg.Backend = c.String("backend")
 	cfg.Seed = c.Uint64("seed")
-	return cfg, cfg.Validate()
+	return cfg, checkConfig(cfg)
+}
+
+// checkConfig validates a configuration before anything is written:
+// trainer.Config.Validate, then problem, size and hardness through the
+// instance generator every training step uses (Validate does not know the
+// hardness levels).
+func checkConfig(cfg trainer.Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	gc := datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: cfg.Seed}
+	if _, err := datasets.NewGenerator(gc); err != nil {
+		return fmt.Errorf("--hardness %q: %w", cfg.Hardness, err)
+	}
+	return nil
+}
+
+// atLeast is a flag action rejecting values below lo, naming the flag and
+// the value.
+func atLeast(flag string, lo int) func(*cli.Context, int) error {
+	return func(_ *cli.Context, v int) error {
+		if v < lo {
+			return fmt.Errorf("--%s %d: must be at least %d", flag, v, lo)
+		}
+		return nil
+	}
 }
 
 // parseInts parses a comma-separated list of integers.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -18,12 +19,12 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 		UsageText: "lmask-train bench [--problem tsptw] [--size 50] [--batch 16] [--samples 50] [--steps 3] [--backends onnx,go]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "problem", Value: "tsptw"},
-			&cli.IntFlag{Name: "size", Value: 50},
+			&cli.IntFlag{Name: "size", Value: 50, Action: atLeast("size", 3)},
 			&cli.StringFlag{Name: "hardness", Value: "medium"},
-			&cli.IntFlag{Name: "batch", Value: 16},
-			&cli.IntFlag{Name: "samples", Value: 50},
-			&cli.IntFlag{Name: "budget", Value: 15},
-			&cli.IntFlag{Name: "steps", Value: 3, Usage: "timed iterations after two warm-up iterations"},
+			&cli.IntFlag{Name: "batch", Value: 16, Action: atLeast("batch", 1)},
+			&cli.IntFlag{Name: "samples", Value: 50, Action: atLeast("samples", 2)},
+			&cli.IntFlag{Name: "budget", Value: 15, Action: atLeast("budget", 0)},
+			&cli.IntFlag{Name: "steps", Value: 3, Usage: "timed iterations after two warm-up iterations", Action: atLeast("steps", 1)},
 			&cli.StringFlag{Name: "backends", Value: "onnx,go"},
 			&cli.IntFlag{Name: "layers", Value: 6},
 			&cli.IntFlag{Name: "d-model", Value: 128},
@@ -37,7 +38,7 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			cfg.Model.Layers, cfg.Model.DModel = c.Int("layers"), c.Int("d-model")
 			cfg.Model.Heads, cfg.Model.FFN = c.Int("heads"), c.Int("ffn")
 			cfg.Seed = c.Uint64("seed")
-			if err := cfg.Validate(); err != nil {
+			if err := checkConfig(cfg); err != nil {
 				return err
 			}
 			var backends []string
@@ -50,8 +51,21 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 				return fmt.Errorf("--backends: empty")
 			}
 			rows := trainer.Bench(trainer.BenchConfig{Config: cfg, Backends: backends, Steps: c.Int("steps")}, stderr)
-			trainer.WriteBenchTable(stdout, cfg, rows)
-			return nil
+			// The table holds the backends that ran; the failures make the
+			// error (stderr, non-zero exit).
+			var ok []trainer.BenchRow
+			var errs []error
+			for _, r := range rows {
+				if r.Err != nil {
+					errs = append(errs, fmt.Errorf("--backends %s: %w", r.Backend, r.Err))
+				} else {
+					ok = append(ok, r)
+				}
+			}
+			if len(ok) > 0 {
+				trainer.WriteBenchTable(stdout, cfg, ok)
+			}
+			return errors.Join(errs...)
 		},
 	}
 }

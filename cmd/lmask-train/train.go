@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -48,12 +51,27 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		if cfg, err = configFromFlags(c); err != nil {
 			return err
 		}
+		if err := checkValFiles(cfg, opt.ValRef); err != nil {
+			return err
+		}
+	}
+	willCreate, err := checkOut(out)
+	if err != nil {
+		return err
+	}
+	if !opt.Resume {
 		if _, err := trainer.ReadCheckpoint(out); err == nil {
 			return fmt.Errorf("%s already holds a checkpoint: use --resume to continue it, or another --out", out)
 		}
 	}
 	tr, err := trainer.New(cfg, opt)
 	if err != nil {
+		if willCreate {
+			// trainer.New makes the directory before it builds the model
+			// (backend errors come late): leave nothing behind. Remove
+			// only deletes an empty directory.
+			_ = os.Remove(out)
+		}
 		return err
 	}
 	cfg = tr.Config()
@@ -103,6 +121,56 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "model: %s\n", dir)
+	return nil
+}
+
+// checkOut checks the run directory --out before anything is written: its
+// nearest existing folder above it must be a folder (missing ones are made
+// with the run directory), and out itself, if present, must be a
+// directory. willCreate reports that out does not exist yet, so trainer.New
+// will create it.
+func checkOut(out string) (willCreate bool, err error) {
+	if st, err := os.Stat(out); err == nil {
+		if !st.IsDir() {
+			return false, fmt.Errorf("--out %s: not a directory", out)
+		}
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("--out %s: %w", out, err)
+	}
+	// Missing folders above the run directory are made with it (runs/NAME
+	// in a fresh checkout), but the nearest existing one must be a folder.
+	for parent := filepath.Dir(filepath.Clean(out)); ; parent = filepath.Dir(parent) {
+		st, err := os.Stat(parent)
+		switch {
+		case err == nil && !st.IsDir():
+			return false, fmt.Errorf("--out %s: %s is not a directory", out, parent)
+		case err == nil:
+			return true, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return false, fmt.Errorf("--out %s: %w", out, err)
+		}
+		if parent == filepath.Dir(parent) {
+			return true, nil
+		}
+	}
+}
+
+// checkValFiles reads the validation set (and its references) as the
+// trainer will, so that a missing, unreadable or mismatched file (problem,
+// size) stops the run before its directory is made.
+func checkValFiles(cfg trainer.Config, valRef string) error {
+	if cfg.ValFile == "" {
+		return nil
+	}
+	if _, err := trainer.LoadValSet(cfg.ValFile, "", cfg.ValLimit, cfg.ProblemKind(), cfg.Size); err != nil {
+		return fmt.Errorf("--val: %w", err) // the error names the file
+	}
+	if valRef != "" {
+		if _, _, err := datasets.ReadSolutions(valRef); err != nil {
+			return fmt.Errorf("--val-ref: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -121,7 +121,7 @@ func (s *solution) verdict() (string, string) {
 	if s.tour == nil {
 		return head + " · no tour (the solution has none): instance only", ""
 	}
-	cost := fmt.Sprintf("cost %.4f (×%g = %.2f)", s.res.Cost, in.Scale, s.res.Cost*in.Scale)
+	cost := costText(s.res.Cost, in.Scale)
 	if s.res.Feasible {
 		return fmt.Sprintf("%s · %s · feasible", head, cost), ""
 	}
@@ -211,4 +211,13 @@ func WriteTourSVG(path string, inst *lazymask.Instance, tour []int, title string
 		return err
 	}
 	return atomicfile.WriteFile(path, b.Bytes())
+}
+
+// costText is the cost in normalised units and, when the instance was
+// scaled, in the original ones.
+func costText(cost, scale float64) string {
+	if scale == 1 || scale == 0 {
+		return fmt.Sprintf("cost %.4f", cost)
+	}
+	return fmt.Sprintf("cost %.4f (×%g = %.2f)", cost, scale, cost*scale)
 }

@@ -26,6 +26,9 @@ func Create(dest string) (*File, error) {
 	if base == "" {
 		return nil, fmt.Errorf("create %q: empty file name", dest)
 	}
+	if err := CheckDest(dest); err != nil {
+		return nil, err
+	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", dest, err)
@@ -89,6 +92,62 @@ func WriteFile(path string, data []byte) error {
 	}
 	if err := f.Commit(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// CheckDest reports, before any work is done, why dest could not be
+// created: an empty name, or a folder that does not exist or is not a
+// folder. It does not test permissions (Create reports those).
+func CheckDest(dest string) error {
+	dir, base := filepath.Split(dest)
+	if base == "" {
+		return fmt.Errorf("create %q: empty file name", dest)
+	}
+	if dir == "" {
+		return nil
+	}
+	dir = filepath.Clean(dir)
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("create %s: folder %s does not exist", dest, dir)
+	case !st.IsDir():
+		return fmt.Errorf("create %s: %s is not a folder", dest, dir)
+	}
+	return nil
+}
+
+// Input is an input file and the flag that named it.
+type Input struct{ Flag, Path string }
+
+// Distinct returns an error when the output path out names the same file
+// as one of the inputs (empty paths are skipped), so a run never
+// overwrites the file it reads. outFlag names out's flag.
+func Distinct(outFlag, out string, inputs ...Input) error {
+	if out == "" {
+		return nil
+	}
+	ao, err := filepath.Abs(out)
+	if err != nil {
+		return nil
+	}
+	so, serr := os.Stat(out)
+	for _, input := range inputs {
+		flag, in := input.Flag, input.Path
+		if in == "" {
+			continue
+		}
+		ai, err := filepath.Abs(in)
+		same := err == nil && ai == ao
+		if !same && serr == nil {
+			if si, err := os.Stat(in); err == nil {
+				same = os.SameFile(so, si)
+			}
+		}
+		if same {
+			return fmt.Errorf("--%s %s is the --%s file: writing it would destroy the input; choose another output path", outFlag, out, flag)
+		}
 	}
 	return nil
 }
