@@ -39,7 +39,7 @@ func trainFlags() []cli.Flag {
 		&cli.StringFlag{Name: "problem", Usage: "tsptw or tspdl"},
 		&cli.IntFlag{Name: "size", Value: 50, Usage: "nodes per instance N, depot included", Action: atLeast("size", 3)},
 		&cli.StringFlag{Name: "hardness", Value: "medium", Usage: "easy, medium or hard"},
-		&cli.StringFlag{Name: "out", Usage: "run directory, required; its parent must exist (checkpoint, metrics.jsonl, curve.svg, model/)"},
+		&cli.StringFlag{Name: "out", Usage: "run directory, required (checkpoint, metrics.jsonl, curve.svg, model/)"},
 		&cli.IntFlag{Name: "steps", Value: 1000, Usage: "training iterations"},
 		&cli.IntFlag{Name: "batch", Value: 16, Usage: "instances per iteration", Action: atLeast("batch", 1)},
 		&cli.IntFlag{Name: "samples", Usage: "samples P per instance", DefaultText: "N (--size)", Action: atLeast("samples", 2)},
