@@ -327,3 +327,32 @@ func (s *State) Prefix() []int { return s.nodes[:s.depth+1] }
 
 // Visited returns the visited flags (a view; must not be modified).
 func (s *State) Visited() []bool { return s.visited }
+
+// PaperBudget returns the paper's evaluation backtrack budget R for a
+// test set: TSPTW with up to 50 nodes 100 / 100 / 200 (easy / medium /
+// hard), larger TSPTW 150 / 200 / 300, TSPDL 150. ok is false where the
+// paper fixes none (a TSPTW set of no known hardness, such as a benchmark).
+func PaperBudget(p Problem, n int, hardness string) (r int, ok bool) {
+	if p == TSPDL {
+		return 150, true
+	}
+	big := n > 50
+	switch hardness {
+	case "easy":
+		if big {
+			return 150, true
+		}
+		return 100, true
+	case "medium":
+		if big {
+			return 200, true
+		}
+		return 100, true
+	case "hard":
+		if big {
+			return 300, true
+		}
+		return 200, true
+	}
+	return 0, false
+}

@@ -161,25 +161,20 @@ func DefaultEntropy(problem, hardness string) float64 {
 	return 0
 }
 
-// DefaultValBudget returns the paper's evaluation budget R: TSPTW-50
-// 100/100/200, TSPTW-100 150/200/300 (easy/medium/hard), TSPDL 150.
+// DefaultValBudget returns the paper's evaluation budget R
+// (lazymask.PaperBudget): TSPTW-50 100/100/200, TSPTW-100 150/200/300
+// (easy/medium/hard), TSPDL 150; the medium value where the hardness is
+// unknown.
 func DefaultValBudget(problem string, size int, hardness string) int {
+	p := lazymask.TSPTW
 	if strings.EqualFold(problem, "tspdl") {
-		return 150
+		p = lazymask.TSPDL
 	}
-	if size > 50 {
-		switch hardness {
-		case "easy":
-			return 150
-		case "hard":
-			return 300
-		}
-		return 200
+	if r, ok := lazymask.PaperBudget(p, size, hardness); ok {
+		return r
 	}
-	if hardness == "hard" {
-		return 200
-	}
-	return 100
+	r, _ := lazymask.PaperBudget(p, size, "medium")
+	return r
 }
 
 // Validate checks every field and returns an error naming the first bad one.

@@ -45,6 +45,9 @@ func infer(ctx context.Context, cfg config) error {
 	if meta.Problem != "" && meta.Problem != mcfg.Problem {
 		return fmt.Errorf("dataset %s holds %s instances, the model in %s was trained for %s", cfg.data, meta.Problem, cfg.model, mcfg.Problem)
 	}
+	if !cfg.budgetSet {
+		cfg.budget = dataBudget(meta, mcfg.Problem)
+	}
 	var ref map[int64]float64
 	if cfg.reference != "" {
 		var refMeta datasets.Metadata
@@ -168,6 +171,7 @@ func infer(ctx context.Context, cfg config) error {
 	tl.io += time.Since(t0)
 
 	m := tl.metrics(time.Since(start), solver.Stats())
+	m.Budget = cfg.budget
 	printTable(cfg.stdout, m, ref != nil)
 	if cfg.metrics != "" {
 		if err := writeJSON(cfg.metrics, m); err != nil {
@@ -175,6 +179,22 @@ func infer(ctx context.Context, cfg config) error {
 		}
 	}
 	return nil
+}
+
+// dataBudget is the default --budget for a data file: the paper's R for
+// its problem (the model's where the file does not say), size and
+// hardness, or DefaultBudget where the paper fixes none.
+func dataBudget(meta datasets.Metadata, modelProblem string) int {
+	p, err := lazymask.ParseProblem(meta.Problem)
+	if err != nil {
+		if p, err = lazymask.ParseProblem(modelProblem); err != nil {
+			return DefaultBudget
+		}
+	}
+	if r, ok := lazymask.PaperBudget(p, meta.Size, meta.Hardness); ok {
+		return r
+	}
+	return DefaultBudget
 }
 
 // farFromTrainSize reports whether n is outside [train/2, 2·train].

@@ -776,3 +776,50 @@ func TestInferReferenceMismatch(t *testing.T) {
 		t.Errorf("output metadata %+v (%v)", gmeta, err)
 	}
 }
+
+// Without --budget the run uses the paper's R for the data's problem, size
+// and hardness, and says which in the table and the metrics.
+func TestDefaultBudgetFollowsTheData(t *testing.T) {
+	for _, tc := range []struct {
+		meta  datasets.Metadata
+		model string
+		want  int
+	}{
+		{datasets.Metadata{Problem: "tsptw", Size: 50, Hardness: "easy"}, "tsptw", 100},
+		{datasets.Metadata{Problem: "tsptw", Size: 50, Hardness: "medium"}, "tsptw", 100},
+		{datasets.Metadata{Problem: "tsptw", Size: 50, Hardness: "hard"}, "tsptw", 200},
+		{datasets.Metadata{Problem: "tsptw", Size: 100, Hardness: "hard"}, "tsptw", 300},
+		{datasets.Metadata{Problem: "tsptw", Size: 500, Hardness: "easy"}, "tsptw", 150},
+		{datasets.Metadata{Problem: "tspdl", Size: 50, Hardness: "medium"}, "tspdl", 150},
+		{datasets.Metadata{Size: 20}, "tspdl", 150},                  // the model's problem
+		{datasets.Metadata{Problem: "tsptw", Size: 0}, "tsptw", 200}, // a benchmark: no hardness
+	} {
+		if got := dataBudget(tc.meta, tc.model); got != tc.want {
+			t.Errorf("dataBudget(%+v, %s) = %d, want %d", tc.meta, tc.model, got, tc.want)
+		}
+	}
+	needRuntime(t)
+	data, _, _ := fixture(t, lazymask.TSPTW, datasets.Hard, 10, 3)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{{nil, 200}, {[]string{"--budget", "7"}, 7}, {[]string{"--budget", "-1"}, -1}} {
+		mj := filepath.Join(dir, "m.json")
+		stdout, stderr, err := runCLI(t, append([]string{"--model", tinyTSPTW, "--data", data, "--out", filepath.Join(dir, "s.parquet"),
+			"--metrics-json", mj, "--aug", "1"}, tc.args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", tc.args, err, stderr)
+		}
+		if m := readMetrics(t, mj); m.Budget != tc.want {
+			t.Errorf("%v: metrics budget %d, want %d", tc.args, m.Budget, tc.want)
+		}
+		want := fmt.Sprint(tc.want)
+		if tc.want == -1 {
+			want = "unlimited"
+		}
+		if !strings.Contains(stdout, "backtrack budget R") || !strings.Contains(stdout, " "+want+"\n") {
+			t.Errorf("%v: table does not give the budget %s:\n%s", tc.args, want, stdout)
+		}
+	}
+}

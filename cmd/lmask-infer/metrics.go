@@ -3,13 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/lmask/lmask/internal/atomicfile"
 	"io"
 	"math"
 	"time"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/lazymask"
 )
 
 // Metrics are the paper's evaluation numbers. Rates and the gap are
@@ -28,6 +29,7 @@ type Metrics struct {
 	ObjOrig        *float64 `json:"obj_orig"`
 
 	Instances      int `json:"instances"`
+	Budget         int `json:"budget"` // the backtrack budget R used
 	Tours          int `json:"tours"`
 	InfeasibleSols int `json:"infeasible_tours"`
 	NoFeasible     int `json:"infeasible_instances"`
@@ -155,6 +157,11 @@ func printTable(w io.Writer, m Metrics, hasRef bool) {
 		}
 	}
 	fmt.Fprintf(w, "%-24s %s\n", "instances", fmt.Sprint(m.Instances))
+	budget := fmt.Sprint(m.Budget)
+	if m.Budget == lazymask.Unlimited {
+		budget = "unlimited"
+	}
+	fmt.Fprintf(w, "%-24s %s\n", "backtrack budget R", budget)
 	fmt.Fprintf(w, "%-24s %.2f%% (%d of %d tours)\n", "solution infeasibility", 100*m.SolInfeasible, m.InfeasibleSols, m.Tours)
 	fmt.Fprintf(w, "%-24s %.2f%% (%d instances)\n", "instance infeasibility", 100*m.InstInfeasible, m.NoFeasible)
 	fmt.Fprintf(w, "%-24s %s (original units: %s)\n", "objective", num(m.Obj, ""), num(m.ObjOrig, ""))
