@@ -3,6 +3,7 @@ package trainer
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"gonum.org/v1/plot/plotter"
 
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models/features"
@@ -127,6 +129,47 @@ func TestMetricsLog_ResumeDropsLaterSteps(t *testing.T) {
 			t.Errorf("curve lacks %q", want)
 		}
 	}
+	if strings.Contains(string(svg), "new stage") {
+		t.Error("a single stage has a stage line")
+	}
+	recs, starts := JoinStages(l.Records(), l.Records())
+	svg, err = RenderCurve(recs, starts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(svg), "new stage") || !strings.Contains(string(svg), "stroke-dasharray") {
+		t.Error("two stages: no dashed stage line in the legend")
+	}
+}
+
+func TestCurveAxes(t *testing.T) {
+	for _, tk := range (plainTicks{}).Ticks(0, 7500) {
+		if strings.Contains(tk.Label, ".") {
+			t.Errorf("tick label %q for %v", tk.Label, tk.Value)
+		}
+	}
+	// 1,000 training steps whose first 5 are far off: the axis spans the
+	// rest (percentiles), a short validation series all of its points.
+	var train, val plotter.XYs
+	for s := 0; s < 1000; s++ {
+		y := -10.0 + float64(s%7)/10
+		if s < 5 {
+			y = -80
+		}
+		train = append(train, plotter.XY{X: float64(s), Y: y})
+	}
+	val = plotter.XYs{{X: 0, Y: -12}, {X: 500, Y: -9}}
+	lo, hi, ok := valueRange([]curveSeries{{pts: train}})
+	if !ok || lo != -10 || math.Abs(hi+9.4) > 1e-12 {
+		t.Errorf("training range [%v, %v], want [-10, -9.4]", lo, hi)
+	}
+	lo, hi, _ = valueRange([]curveSeries{{pts: train}, {pts: val}})
+	if lo != -12 || math.Abs(hi+9) > 1e-12 {
+		t.Errorf("with validation [%v, %v], want [-12, -9]", lo, hi)
+	}
+	if _, _, ok := valueRange([]curveSeries{{}}); ok {
+		t.Error("empty panel has a range")
+	}
 }
 
 func TestReplayBatch_Fill(t *testing.T) {
@@ -171,7 +214,10 @@ func TestReplayBatch_Fill(t *testing.T) {
 func TestJoinStages(t *testing.T) {
 	a := []Record{{Kind: KindVal, Step: 0}, {Kind: KindTrain, Step: 1}, {Kind: KindTrain, Step: 2}, {Kind: KindVal, Step: 2}}
 	b := []Record{{Kind: KindVal, Step: 0}, {Kind: KindTrain, Step: 1}, {Kind: KindTrain, Step: 3}}
-	got := JoinStages(a, b)
+	got, starts := JoinStages(a, b)
+	if len(starts) != 1 || starts[0] != 2 {
+		t.Errorf("stage starts %v, want [2]", starts)
+	}
 	want := []int{0, 1, 2, 2, 2, 3, 5}
 	if len(got) != len(want) {
 		t.Fatalf("%d records, want %d", len(got), len(want))

@@ -164,19 +164,22 @@ func parseMetrics(path string) ([]Record, error) {
 // JoinStages concatenates the records of training stages run one after
 // the other (a warm start continues a run under a new step counter): the
 // steps of each stage are shifted past the last step of the stages before.
-func JoinStages(stages ...[]Record) []Record {
-	var out []Record
+// It also returns the step at which each stage after the first begins.
+func JoinStages(stages ...[]Record) (recs []Record, starts []int) {
 	off := 0
-	for _, recs := range stages {
+	for k, stage := range stages {
+		if k > 0 {
+			starts = append(starts, off)
+		}
 		last := 0
-		for _, r := range recs {
+		for _, r := range stage {
 			last = max(last, r.Step)
 			r.Step += off
-			out = append(out, r)
+			recs = append(recs, r)
 		}
 		off += last
 	}
-	return out
+	return recs, starts
 }
 
 // rewrite writes all kept records to the file atomically.

@@ -3,15 +3,19 @@ package trainer
 import (
 	"bytes"
 	"fmt"
-	"github.com/lmask/lmask/internal/atomicfile"
 	"image/color"
+	"math"
 	"path/filepath"
+	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/lmask/lmask/internal/atomicfile"
 )
 
 // CurveFile is the training-curve picture inside a run directory.
@@ -77,8 +81,12 @@ func panels(recs []Record) []curvePanel {
 }
 
 // RenderCurve draws the training curve of recs as an SVG picture with four
-// panels (2×2).
-func RenderCurve(recs []Record) ([]byte, error) {
+// panels (2×2); stageStarts are the steps where warm-started stages begin
+// (JoinStages), drawn as dashed lines. Each panel's value axis spans the
+// bulk of its points (the first steps of a run from random weights would
+// flatten everything else; lines past the range are clipped), with room
+// above for the legend.
+func RenderCurve(recs []Record, stageStarts ...int) ([]byte, error) {
 	ps := panels(recs)
 	const rows, cols = 2, 2
 	grid := make([][]*plot.Plot, rows)
@@ -90,11 +98,16 @@ func RenderCurve(recs []Record) ([]byte, error) {
 		p.Title.Text = pn.title
 		p.X.Label.Text = "step"
 		p.Y.Label.Text = pn.ylabel
+		p.X.Tick.Marker = plainTicks{}
+		p.Y.Tick.Marker = plainTicks{}
 		p.Add(plotter.NewGrid())
+		lo, hi, any := valueRange(pn.series)
+		legendRows := 0
 		for _, s := range pn.series {
 			if len(s.pts) == 0 {
 				continue
 			}
+			legendRows++
 			l, err := plotter.NewLine(s.pts)
 			if err != nil {
 				return nil, fmt.Errorf("curve %s: %w", s.name, err)
@@ -111,6 +124,26 @@ func RenderCurve(recs []Record) ([]byte, error) {
 				sc.Color = s.clr
 				sc.Radius = vg.Points(1.5)
 				p.Add(sc)
+			}
+		}
+		if any {
+			span := hi - lo
+			if span <= 0 {
+				span = math.Max(math.Abs(hi), 1)
+			}
+			p.Y.Min, p.Y.Max = lo-0.05*span, hi+(0.05+0.12*float64(legendRows+1))*span
+			for n, x := range stageStarts {
+				l, err := plotter.NewLine(plotter.XYs{{X: float64(x), Y: p.Y.Min}, {X: float64(x), Y: p.Y.Max}})
+				if err != nil {
+					return nil, fmt.Errorf("curve stage line: %w", err)
+				}
+				l.Color = color.Gray{Y: 110}
+				l.Width = vg.Points(0.8)
+				l.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+				p.Add(l)
+				if n == 0 {
+					p.Legend.Add("new stage", l)
+				}
 			}
 		}
 		p.Legend.Top = true
@@ -131,6 +164,48 @@ func RenderCurve(recs []Record) ([]byte, error) {
 		return nil, fmt.Errorf("curve: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// valueRange returns the range a panel's value axis spans: all of a
+// series with few points (validations), the 1st to 99th percentile of one
+// with many (the training steps), and false when the panel has no point.
+func valueRange(series []curveSeries) (lo, hi float64, any bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		if len(s.pts) == 0 {
+			continue
+		}
+		ys := make([]float64, 0, len(s.pts))
+		for _, p := range s.pts {
+			if !math.IsNaN(p.Y) && !math.IsInf(p.Y, 0) {
+				ys = append(ys, p.Y)
+			}
+		}
+		if len(ys) == 0 {
+			continue
+		}
+		sort.Float64s(ys)
+		a, b := ys[0], ys[len(ys)-1]
+		if len(ys) >= 100 {
+			a, b = ys[len(ys)/100], ys[len(ys)-1-len(ys)/100]
+		}
+		lo, hi, any = math.Min(lo, a), math.Max(hi, b), true
+	}
+	return lo, hi, any
+}
+
+// plainTicks are gonum's default ticks labelled without trailing zeros
+// (2500, not 2500.00).
+type plainTicks struct{}
+
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
 }
 
 // WriteCurve renders recs to dir/CurveFile atomically.

@@ -59,15 +59,19 @@ func curveCommand(stdout io.Writer) *cli.Command {
 				}
 				stages = append(stages, recs)
 			}
-			recs := trainer.JoinStages(stages...)
-			svg, err := trainer.RenderCurve(recs)
+			recs, starts := trainer.JoinStages(stages...)
+			svg, err := trainer.RenderCurve(recs, starts...)
 			if err != nil {
 				return err
 			}
 			if err := atomicfile.WriteFile(c.String("out"), svg); err != nil {
 				return fmt.Errorf("curve: %w", err)
 			}
-			fmt.Fprintf(stdout, "wrote %s (%d stages, %d steps)\n", c.String("out"), len(stages), recs[len(recs)-1].Step)
+			what := fmt.Sprintf("%d stages", len(stages))
+			if len(stages) == 1 {
+				what = "1 stage"
+			}
+			fmt.Fprintf(stdout, "wrote %s (%s, %d steps)\n", c.String("out"), what, recs[len(recs)-1].Step)
 			return nil
 		},
 	}
