@@ -116,7 +116,8 @@ func baselineAction(c *cli.Context) error {
 		settings = "policy=urgency" // decodes nothing: the other flags do not apply
 	}
 	meta := datasets.Metadata{
-		Kind: datasets.KindSolutions, Problem: d.Meta.Problem, Size: d.Meta.Size, Source: policy, Instances: ipath,
+		Kind: datasets.KindSolutions, Problem: d.Meta.Problem, Size: d.Meta.Size, Hardness: d.Meta.Hardness, Scale: d.Meta.Scale,
+		Source: policy, Instances: ipath,
 		Extra: map[string]string{"lmask.baseline": settings},
 	}
 	if err := datasets.WriteSolutions(out, meta, sols, datasets.WriterOptions{}); err != nil {
