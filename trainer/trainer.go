@@ -42,6 +42,10 @@ type Options struct {
 	// ValRef is an optional Parquet solutions file with reference costs of
 	// the validation set (for the gap).
 	ValRef string
+	// Val (fresh runs only), when set, is the validation set already read
+	// (LoadValSet, from Config.ValFile): New then reads neither ValFile nor
+	// ValRef again.
+	Val *ValSet
 	// StopAt (> 0) ends the session after that many completed steps, with a
 	// checkpoint, as an interrupt would.
 	StopAt int
@@ -131,8 +135,14 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("trainer: %w", err)
+	// Everything that can fail on the configuration (the validation files,
+	// the backend) is tried before the run directory is made.
+	val := opt.Val
+	if val == nil && cfg.ValFile != "" {
+		var err error
+		if val, err = LoadValSet(cfg.ValFile, opt.ValRef, cfg.ValLimit, cfg.ProblemKind(), cfg.Size); err != nil {
+			return nil, err
+		}
 	}
 	m, err := models.New(cfg.Model, cfg.Backend, cfg.Seed)
 	if err != nil {
@@ -142,8 +152,11 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("trainer: %w", err)
+	}
 	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: lazymask.NewDecoder(),
-		rb: NewReplayBatch(cfg.Batch, cfg.replaySamples(), cfg.Size)}
+		rb: NewReplayBatch(cfg.Batch, cfg.replaySamples(), cfg.Size), val: val}
 	t.pcg = rand.NewPCG(cfg.Seed, rngStream)
 	keep := -1
 	if ck != nil {
@@ -176,11 +189,6 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 	t.rng = rand.New(t.pcg)
 	if t.log, err = OpenMetricsLog(opt.Dir, keep); err != nil {
 		return nil, err
-	}
-	if cfg.ValFile != "" {
-		if t.val, err = LoadValSet(cfg.ValFile, opt.ValRef, cfg.ValLimit, cfg.ProblemKind(), cfg.Size); err != nil {
-			return nil, err
-		}
 	}
 	return t, nil
 }

@@ -45,17 +45,26 @@ func LoadValSet(path, refPath string, limit int, problem lazymask.Problem, size 
 	if refPath == "" {
 		return vs, nil
 	}
+	if err := vs.LoadRefs(refPath); err != nil {
+		return nil, err
+	}
+	return vs, nil
+}
+
+// LoadRefs reads reference costs for vs from refPath, a Parquet solutions
+// file (the rows that name one of vs's instances).
+func (vs *ValSet) LoadRefs(refPath string) error {
 	sols, _, err := datasets.ReadSolutions(refPath)
 	if err != nil {
-		return nil, fmt.Errorf("validation references: %w", err)
+		return fmt.Errorf("validation references: %w", err)
 	}
 	vs.Refs = []datasets.Solution{}
 	for _, s := range sols {
-		if s.Instance < int64(len(insts)) {
+		if s.Instance < int64(len(vs.Instances)) {
 			vs.Refs = append(vs.Refs, s)
 		}
 	}
-	return vs, nil
+	return nil
 }
 
 // Validate decodes every instance of vs greedily on its 8 dihedral

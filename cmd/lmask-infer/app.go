@@ -129,8 +129,8 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		return cfg, usageError{"--improve-share needs --improve"}
 	}
 	// Outputs: their folders must exist (checked before hours of solving),
-	// and none may overwrite an input or the other output.
-	inputs := []atomicfile.Input{{Flag: "data", Path: cfg.data}, {Flag: "reference", Path: cfg.reference}}
+	// and none may overwrite an input or an output checked before it.
+	taken := []atomicfile.Input{{Flag: "data", Path: cfg.data}, {Flag: "reference", Path: cfg.reference}}
 	for _, o := range []atomicfile.Input{{Flag: "out", Path: cfg.out}, {Flag: "metrics-json", Path: cfg.metrics}} {
 		if o.Path == "" {
 			continue
@@ -138,12 +138,10 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		if err := atomicfile.CheckDest(o.Path); err != nil {
 			return cfg, usageError{"--" + o.Flag + ": " + err.Error()}
 		}
-		if err := atomicfile.Distinct(o.Flag, o.Path, inputs...); err != nil {
+		if err := atomicfile.Distinct(o.Flag, o.Path, taken...); err != nil {
 			return cfg, usageError{err.Error()}
 		}
-	}
-	if err := atomicfile.Distinct("metrics-json", cfg.metrics, atomicfile.Input{Flag: "out", Path: cfg.out}); err != nil {
-		return cfg, usageError{err.Error()}
+		taken = append(taken, o)
 	}
 	return cfg, nil
 }

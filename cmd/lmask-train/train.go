@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -51,12 +50,11 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		if cfg, err = configFromFlags(c); err != nil {
 			return err
 		}
-		if err := checkValFiles(cfg, opt.ValRef); err != nil {
+		if opt.Val, err = loadVal(cfg, opt.ValRef); err != nil {
 			return err
 		}
 	}
-	willCreate, err := checkOut(out)
-	if err != nil {
+	if err := checkOut(out); err != nil {
 		return err
 	}
 	if !opt.Resume {
@@ -64,14 +62,8 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s already holds a checkpoint: use --resume to continue it, or another --out", out)
 		}
 	}
-	tr, err := trainer.New(cfg, opt)
+	tr, err := trainer.New(cfg, opt) // makes the run directory only once the backend works
 	if err != nil {
-		if willCreate {
-			// trainer.New makes the directory before it builds the model
-			// (backend errors come late): leave nothing behind. Remove
-			// only deletes an empty directory.
-			_ = os.Remove(out)
-		}
 		return err
 	}
 	cfg = tr.Config()
@@ -124,19 +116,18 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// checkOut checks the run directory --out before anything is written: its
+// checkOut checks the run directory --out before anything is written: the
 // nearest existing folder above it must be a folder (missing ones are made
 // with the run directory), and out itself, if present, must be a
-// directory. willCreate reports that out does not exist yet, so trainer.New
-// will create it.
-func checkOut(out string) (willCreate bool, err error) {
+// directory.
+func checkOut(out string) error {
 	if st, err := os.Stat(out); err == nil {
 		if !st.IsDir() {
-			return false, fmt.Errorf("--out %s: not a directory", out)
+			return fmt.Errorf("--out %s: not a directory", out)
 		}
-		return false, nil
+		return nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("--out %s: %w", out, err)
+		return fmt.Errorf("--out %s: %w", out, err)
 	}
 	// Missing folders above the run directory are made with it (runs/NAME
 	// in a fresh checkout), but the nearest existing one must be a folder.
@@ -144,34 +135,36 @@ func checkOut(out string) (willCreate bool, err error) {
 		st, err := os.Stat(parent)
 		switch {
 		case err == nil && !st.IsDir():
-			return false, fmt.Errorf("--out %s: %s is not a directory", out, parent)
+			return fmt.Errorf("--out %s: %s is not a directory", out, parent)
 		case err == nil:
-			return true, nil
+			return nil
 		case !errors.Is(err, fs.ErrNotExist):
-			return false, fmt.Errorf("--out %s: %w", out, err)
+			return fmt.Errorf("--out %s: %w", out, err)
 		}
 		if parent == filepath.Dir(parent) {
-			return true, nil
+			return nil
 		}
 	}
 }
 
-// checkValFiles reads the validation set (and its references) as the
-// trainer will, so that a missing, unreadable or mismatched file (problem,
-// size) stops the run before its directory is made.
-func checkValFiles(cfg trainer.Config, valRef string) error {
+// loadVal reads the validation set (and its references) once, for
+// trainer.Options.Val, so that a missing, unreadable or mismatched file
+// (problem, size) stops the run with the flag named before its directory
+// is made; nil when the run has no validation set.
+func loadVal(cfg trainer.Config, valRef string) (*trainer.ValSet, error) {
 	if cfg.ValFile == "" {
-		return nil
+		return nil, nil
 	}
-	if _, err := trainer.LoadValSet(cfg.ValFile, "", cfg.ValLimit, cfg.ProblemKind(), cfg.Size); err != nil {
-		return fmt.Errorf("--val: %w", err) // the error names the file
+	vs, err := trainer.LoadValSet(cfg.ValFile, "", cfg.ValLimit, cfg.ProblemKind(), cfg.Size)
+	if err != nil {
+		return nil, fmt.Errorf("--val: %w", err) // the error names the file
 	}
 	if valRef != "" {
-		if _, _, err := datasets.ReadSolutions(valRef); err != nil {
-			return fmt.Errorf("--val-ref: %w", err)
+		if err := vs.LoadRefs(valRef); err != nil {
+			return nil, fmt.Errorf("--val-ref: %w", err)
 		}
 	}
-	return nil
+	return vs, nil
 }
 
 // progress shows a progress bar with steps/s and ETA on a terminal, and a

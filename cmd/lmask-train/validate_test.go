@@ -118,8 +118,8 @@ func TestRun_BadConfigWritesNothing(t *testing.T) {
 		{"size", []string{"--size", "2"}, []string{"--size 2"}},
 		{"batch", []string{"--batch", "0"}, []string{"--batch 0"}},
 		{"samples", []string{"--samples", "1"}, []string{"--samples 1"}},
-		// Detected only when trainer.New builds the model, after it made
-		// the directory: the empty directory is removed again.
+		// Detected only when trainer.New builds the model, which it does
+		// before making the directory.
 		{"unknown backend", []string{"--backend", "foo"}, []string{`"foo"`}},
 	}
 	for _, tc := range cases {

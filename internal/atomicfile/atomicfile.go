@@ -19,15 +19,12 @@ type File struct {
 
 // Create opens a temporary file beside dest.
 func Create(dest string) (*File, error) {
+	if err := CheckDest(dest); err != nil {
+		return nil, err
+	}
 	dir, base := filepath.Split(dest)
 	if dir == "" {
 		dir = "."
-	}
-	if base == "" {
-		return nil, fmt.Errorf("create %q: empty file name", dest)
-	}
-	if err := CheckDest(dest); err != nil {
-		return nil, err
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
