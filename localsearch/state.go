@@ -28,10 +28,20 @@ type state struct {
 	tsptw bool
 
 	tour []int
+	pos  []int   // pos[v] is the position of node v in tour
 	cost float64 // closed tour length (sum in tour order)
 
+	// near holds each node's neighbours by increasing travel time
+	// (newNearLists) when the matrix is symmetric (nearOK), for scanNear.
+	near   *nearLists
+	nearOK bool
+	symm   bool // the travel-time matrix is symmetric
+	// walk makes feasible use walkTW (TSPTW).
+	walk bool
+
 	// fwdCost[k] is the length of the path tour[0..k]; bwdCost[k] the
-	// length of the same positions walked backwards.
+	// length of the same positions walked backwards (the same slice when
+	// the matrix is symmetric).
 	fwdCost, bwdCost []float64
 
 	// TSPTW: fwdSeg[i*n+j] / revSeg[i*n+j] (i ≤ j) describe positions
@@ -66,8 +76,16 @@ func newState(inst *lazymask.Instance) *state {
 	n := inst.N
 	s := &state{inst: inst, n: n, dist: inst.Matrix(), tsptw: inst.Problem == lazymask.TSPTW}
 	s.tour = make([]int, n)
+	s.pos = make([]int, n)
 	s.fwdCost = make([]float64, n)
-	s.bwdCost = make([]float64, n)
+	s.bwdCost = s.fwdCost // a symmetric matrix: walking back costs the same, bit for bit
+	s.symm = symmetric(s.dist, n)
+	if !s.symm {
+		s.bwdCost = make([]float64, n)
+	}
+	if s.symm && s.tsptw { // TSPDL scans stay full (see newSearch)
+		s.near, s.nearOK = newNearLists(inst, s.dist, n), true
+	}
 	s.preTime = make([]float64, n)
 	s.preExcess = make([]float64, n)
 	if s.tsptw {
@@ -137,12 +155,19 @@ func (s *state) update(tour []int, full bool) {
 	}
 	copy(s.tour, tour)
 	t := s.tour
+	for k := lo; k <= hi; k++ {
+		s.pos[t[k]] = k
+	}
 	// Before position lo the tour is unchanged, and so are the prefix sums
 	// (added in the same order).
 	s.fwdCost[0], s.bwdCost[0] = 0, 0
 	for k := max(lo, 1); k < n; k++ {
 		s.fwdCost[k] = s.fwdCost[k-1] + s.d(t[k-1], t[k])
-		s.bwdCost[k] = s.bwdCost[k-1] + s.d(t[k], t[k-1])
+	}
+	if !s.symm {
+		for k := max(lo, 1); k < n; k++ {
+			s.bwdCost[k] = s.bwdCost[k-1] + s.d(t[k], t[k-1])
+		}
 	}
 	s.cost = s.fwdCost[n-1] + s.d(t[n-1], 0)
 	s.replayPrefix(lo)
@@ -241,11 +266,11 @@ func (s *state) replayPrefix(lo int) {
 		var v float64
 		if s.tsptw {
 			arr := t + s.d(s.tour[k-1], cur)
-			v = math.Max(0, arr-in.Late[cur])
-			t = math.Max(arr, in.Early[cur]) + in.Service[cur]
+			v = max(0, arr-in.Late[cur]) // the builtin: math.Max's results, inlined
+			t = max(arr, in.Early[cur]) + in.Service[cur]
 		} else {
 			load += in.Demand[cur]
-			v = math.Max(0, load-in.Draft[cur])
+			v = max(0, load-in.Draft[cur])
 		}
 		if v > lazymask.Tol {
 			ex += v - lazymask.Tol
@@ -312,6 +337,9 @@ func (s *state) delta(m move) float64 {
 // passes lazymask.Check (up to floating-point rounding at the tolerance
 // boundary; accepted moves are confirmed by a replay).
 func (s *state) feasible(ps []piece) bool {
+	if s.tsptw && s.walk {
+		return s.walkTW(ps)
+	}
 	if s.tsptw {
 		var seg twSeg
 		for k, p := range ps {
@@ -345,6 +373,39 @@ func (s *state) feasible(ps []piece) bool {
 			return false
 		}
 		shift += s.load[p.to] - s.load[lo-1]
+	}
+	return true
+}
+
+// walkTW is feasible for TSPTW without the run tables: it takes the exact
+// time after the first piece from the replay prefixes, replays the nodes of
+// the middle pieces as lazymask.Check does (stopping at the first late
+// arrival) and tests an unchanged suffix with its time-window data in O(1).
+// It costs O(length of the middle pieces) but never fills a table, which
+// pays off when moves are applied often and tested sparsely (scanNear).
+func (s *state) walkTW(ps []piece) bool {
+	in := s.inst
+	head := ps[0].to
+	t, prev := s.preTime[head], s.tour[head]
+	last := len(ps) - 1
+	for k := 1; k <= last; k++ {
+		p := ps[k]
+		if k == last && !p.rev && p.to == s.n-1 {
+			suf := s.suffix[p.from]
+			return suf.warp == 0 && t+s.d(prev, suf.first) <= suf.late
+		}
+		for q := 0; q <= p.to-p.from; q++ {
+			cur := s.tour[p.from+q]
+			if p.rev {
+				cur = s.tour[p.to-q]
+			}
+			arr := t + s.d(prev, cur)
+			if arr-in.Late[cur] > lazymask.Tol {
+				return false
+			}
+			t = max(arr, in.Early[cur]) + in.Service[cur]
+			prev = cur
+		}
 	}
 	return true
 }

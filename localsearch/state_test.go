@@ -54,6 +54,17 @@ func TestStateAgreesWithReplay(t *testing.T) {
 						t.Fatalf("%v kind %d %+v on %v: fast feasible %v, Check %v (viol %v)",
 							prob, kind, m, tour, got, want.Feasible, want.Violation)
 					}
+					if prob == lazymask.TSPTW && excessOf(st.check()) == 0 {
+						// walkTW assumes a feasible current tour (its
+						// suffixes have no time warp).
+						st.walk = true
+						got := st.feasible(ps)
+						st.walk = false
+						if got != want.Feasible {
+							t.Fatalf("kind %d %+v on %v: walked feasible %v, Check %v (viol %v)",
+								kind, m, tour, got, want.Feasible, want.Violation)
+						}
+					}
 					if want.Feasible {
 						feasible++
 					} else {
@@ -77,6 +88,12 @@ func TestStateAgreesWithReplay(t *testing.T) {
 			t.Fatalf("%v: unbalanced verdicts (%d feasible, %d infeasible of %d)", prob, feasible, infeasible, moves)
 		}
 	}
+}
+
+// check replays the current tour with lazymask.Check.
+func (s *state) check() lazymask.Result {
+	r, _ := lazymask.Check(s.inst, s.tour)
+	return r
 }
 
 // TestScannerCoversNeighbourhood checks that the scanned moves produce
