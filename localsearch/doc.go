@@ -37,11 +37,31 @@
 // the triangle inequality; a draft limit under a load that only grows) and
 // then stops.
 //
+// On symmetric TSPTW matrices the scans go through neighbour lists instead
+// (near.go): by the gain criterion of Lin and Kernighan, every move that
+// shortens the tour adds, at one of its nodes, an edge shorter than the
+// tour edge it removes there (or, for or-opt, than the gap the segment
+// leaves), so a scan that takes each node's neighbours only up to that
+// radius still finds every improving move, and a scan that finds none
+// still proves a local optimum. The lists leave out the edges no feasible
+// tour can have (the earliest departure from one node already misses the
+// other's window). Their candidates are tested by replaying the changed
+// part of the tour from the exact time before it, with the unchanged rest
+// tested in O(1), which costs no table filling. On the paper's TSPTW-50
+// easy set (first 1,000 instances, shipped model's tours, 4 starts + 20
+// kicks) this cut the search from 12.6 to 6.0 CPU ms per instance; where
+// windows are so tight that most shorter neighbours are infeasible (a scan
+// testing more than 20 per node, as on hard TSPTW), the search goes back
+// to full scans and their blocked tests. TSPDL keeps the full scans, whose
+// blocked tests end each insertion walk early.
+//
 // Each descent stops when a full scan of the enabled neighbourhoods finds
 // no improving move (a true local optimum) or a budget runs out.
 // Options.Kicks adds iterated local search:
 // random feasible double bridges (two adjacent runs of up to 8 nodes
-// exchanged), a descent, and acceptance only on improvement.
+// exchanged), a descent, and acceptance only on improvement (TSPDL kicks
+// start from the last kick's local optimum while it stays within 0.5% of
+// the best).
 //
 // Local optima that lose to the best tour are not simply dropped: each is
 // merged with it (Options.NoMerge turns this off). Wherever the two tours

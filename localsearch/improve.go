@@ -274,11 +274,14 @@ func (se *search) run(starts [][]int) []int {
 		return best
 	}
 	se.kicking = true
+	// cur is where the next kick starts: the best tour, or (TSPDL) a
+	// kick's local optimum within acceptDL of it.
+	cur := append([]int(nil), best...)
 	for k := 0; k < se.opt.Kicks; k++ {
 		if se.budgetHit() {
 			break
 		}
-		st.set(best)
+		st.set(cur)
 		if bestKey.excess == 0 && !se.feasibleKick() {
 			// No feasible perturbation in many random tries: the tour is
 			// too tight to move (a random kick would only be repaired
@@ -291,12 +294,18 @@ func (se *search) run(starts [][]int) []int {
 		}
 		se.lastPos = 0
 		se.descend()
+		if !st.tsptw && st.excess == 0 && bestKey.excess == 0 && st.cost < bestKey.cost*(1+acceptDL) {
+			copy(cur, st.tour)
+		}
 		before := bestKey
 		if keep() && mergeable() {
 			se.mergeInto(best, &bestKey, other)
 		}
 		if bestKey.better(before) {
 			se.res.KicksAccepted++
+		}
+		if bestKey.better(before) || st.tsptw {
+			copy(cur, best)
 		}
 		if se.res.Stop != LocalOptimum {
 			return best
@@ -484,6 +493,16 @@ func (se *search) apply(m move) {
 // Where kickTries random bridges find none feasible (tight windows, as on
 // hard TSPTW), the kick falls back to as many tries of random moves of the
 // scanned neighbourhoods reaching up to kickReach positions.
+// acceptDL lets a TSPDL kick start from the last kick's local optimum when
+// that is within this fraction of the best tour's length (a record-to-record
+// acceptance); an improvement of the best restarts from the best. On the
+// first 1,000 instances of the paper's TSPDL-50 sets (shipped models'
+// tours, 4 starts, kicks for 8 ms of CPU per instance) it gave medium
+// 1.04% against 1.11–1.14% and hard 1.00% against 1.06% with kicks from
+// the best tour only; 0.3–1% did about as well, 2% and 5% worse. TSPTW
+// showed no gain (easy: 0.41–0.43% with 0.3 and 1%, 0.41% without).
+const acceptDL = 0.005
+
 const (
 	kickBridge  = 8
 	kickMovesTW = 20
