@@ -55,6 +55,11 @@
 // to full scans and their blocked tests. TSPDL keeps the full scans, whose
 // blocked tests end each insertion walk early.
 //
+// First improvement takes, for TSPDL, the best improving move of the
+// first position that has one (over all neighbourhoods): on the paper's
+// TSPDL-50 sets that ends kicks in better local optima, and sooner, than
+// taking the position's first improving move.
+//
 // Each descent stops when a full scan of the enabled neighbourhoods finds
 // no improving move (a true local optimum) or a budget runs out.
 // Options.Kicks adds iterated local search:

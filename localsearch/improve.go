@@ -394,6 +394,17 @@ func (se *search) scan() (move, bool) {
 	}
 	first := !se.opt.BestImprovement
 	repair := cur.excess > 0
+	// TSPDL descents take the best improving move of the first position
+	// that has one (over all neighbourhoods), not its first: on the first
+	// 1,000 instances of the paper's TSPDL-50 sets (shipped models' tours,
+	// 4 starts, kicks for 8 ms of CPU per instance) 0.94–0.95% against
+	// 1.14% on medium and 0.82–0.84% against 1.04% on hard, with faster
+	// descents (52 against 42 kicks in the time). The best move of the
+	// first move kind (1.13 / 1.03%), of three positions (1.04 / 0.89%)
+	// or of the whole scan (1.84 / 1.37%) did worse, and so did TSPTW
+	// (easy, neighbour lists: 0.53 against 0.42%; medium: the same).
+	posBest := first && !repair && !st.tsptw
+	se.sc.posFound = false
 	se.sc.prune, se.sc.insBlocked, se.sc.swapBlocked, se.sc.infeasible = nil, nil, nil, false
 	if !repair {
 		se.sc.prune, se.sc.insBlocked, se.sc.swapBlocked = st.revInfeasible, st.insBlocked, st.swapBlocked
@@ -436,6 +447,10 @@ func (se *search) scan() (move, bool) {
 			best, bestMove, found = cand, m, true
 			if !repair && costFilter {
 				se.sc.need = best.cost - costEps - st.cost
+			}
+			if posBest {
+				se.sc.posFound = true // the scan ends with this position
+				return false
 			}
 			return first
 		}

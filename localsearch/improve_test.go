@@ -458,3 +458,61 @@ func TestCostFilterChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestTSPDLScanTakesBestOfPosition: a TSPDL scan returns the best
+// improving feasible move (by Check's replay) among all moves of the first
+// position that has one, not the first such move.
+func TestTSPDLScanTakesBestOfPosition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(59, 61))
+	var buf [maxPieces]piece
+	checked, several := 0, 0
+	for it := 0; it < 60; it++ {
+		n := 8 + rng.IntN(20)
+		in, hidden := randTSPDL(rng, n, euclid, 0.3)
+		var res Result
+		se := newSearch(in, Options{}, time.Now(), &res)
+		se.st.set(hidden)
+		m, ok := se.scan()
+		// Brute force over positions 1, 2, … (the scan starts at lastPos 0).
+		sc := scanner{n: n, maxSeg: 3}
+		wantPos, wantDelta, count := -1, 0.0, 0
+		for i := 1; i < n && wantPos < 0; i++ {
+			best, found := 0.0, 0
+			for _, k := range AllMoves {
+				sc.one(k, i, func(c move) bool {
+					d := se.st.delta(c)
+					if d >= -costEps {
+						return false
+					}
+					if r, _ := lazymask.Check(in, se.st.build(c.pieces(n, &buf), nil)); !r.Feasible {
+						return false
+					}
+					if found == 0 || d < best {
+						best = d
+					}
+					found++
+					return false
+				})
+			}
+			if found > 0 {
+				wantPos, wantDelta, count = i, best, found
+			}
+		}
+		if wantPos < 0 {
+			if ok {
+				t.Fatalf("#%d: scan found %+v where no improving feasible move exists", it, m)
+			}
+			continue
+		}
+		if !ok || m.i != wantPos || math.Abs(se.st.delta(m)-wantDelta) > 1e-12 {
+			t.Fatalf("#%d: scan gave %+v (ok %v, delta %v), want position %d with delta %v", it, m, ok, se.st.delta(m), wantPos, wantDelta)
+		}
+		checked++
+		if count > 1 {
+			several++
+		}
+	}
+	if checked < 20 || several < 10 {
+		t.Fatalf("too few informative cases: %d checked, %d with several improving moves", checked, several)
+	}
+}

@@ -79,6 +79,9 @@ type scanner struct {
 	swapBlocked func(i, j int) bool
 	infeasible  bool
 	eager       bool
+	// posFound, set by the visitor, ends the scan after the moves of the
+	// current position (best improvement per position).
+	posFound bool
 
 	// Cost filter for 2-opt and segment moves (or-opt, relocate), when st
 	// is set: a move whose length change is at least need+filterSlack is
@@ -124,6 +127,9 @@ func (sc *scanner) scan(kinds []MoveKind, offset int, f func(move) bool) bool {
 			if sc.one(kind, i, f) {
 				return true
 			}
+		}
+		if sc.posFound {
+			return true
 		}
 	}
 	return false

@@ -77,7 +77,8 @@ type Options struct {
 	// AllMoves.
 	Moves []MoveKind
 	// BestImprovement scans every neighbourhood fully and applies the best
-	// move; otherwise the first improving move is applied.
+	// move; otherwise the first improving move is applied (for TSPDL, the
+	// best improving move of the first position that has one).
 	BestImprovement bool
 	// MaxSegment is the longest or-opt segment; 0 means 3.
 	MaxSegment int
