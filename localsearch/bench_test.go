@@ -19,6 +19,14 @@ func BenchmarkImproveTSPTW50Kicks(b *testing.B) {
 	benchImprove(b, lazymask.TSPTW, 50, Options{Kicks: 50, Seed: 1})
 }
 
+// BenchmarkImproveTSPTW50KicksFullScans is BenchmarkImproveTSPTW50Kicks
+// with the neighbour lists off (every scan a full one): the lists' speed-up.
+func BenchmarkImproveTSPTW50KicksFullScans(b *testing.B) {
+	useNear = false
+	defer func() { useNear = true }()
+	benchImprove(b, lazymask.TSPTW, 50, Options{Kicks: 50, Seed: 1})
+}
+
 // BenchmarkImproveTSPDL50 measures one descent from a feasible TSPDL-50
 // tour per operation.
 func BenchmarkImproveTSPDL50(b *testing.B) {
