@@ -193,8 +193,9 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 	// TSPTW scans go through the neighbour lists, which test few moves
 	// per applied one: walking those beats filling the run tables. TSPDL
 	// scans stay full: their blocked tests end each insertion walk early,
-	// which made them 2–4× faster than the lists at the same gap
-	// (TSPDL-50, first 1,000 paper instances, 4 starts + 20 kicks).
+	// where the lists took 2.2–4× the time per kick (TSPDL-50, first 1,000
+	// paper instances, 4 starts + 20 kicks) and did worse at equal time
+	// (1.53 against 1.13% on medium at 8 ms per instance).
 	se.st.walk = useNear && costFilter && se.st.nearOK && se.st.tsptw
 	if opt.TimeLimit > 0 {
 		se.deadline = began.Add(opt.TimeLimit)
@@ -489,6 +490,18 @@ func (se *search) apply(m move) {
 	se.res.MovesByKind[m.kind]++
 }
 
+// acceptDL lets a TSPDL kick start from the last kick's local optimum when
+// that is within this fraction of the best tour's length (a record-to-record
+// acceptance); an improvement of the best restarts from the best. On the
+// first 1,000 instances of the paper's TSPDL-50 sets (shipped models'
+// tours, 4 starts, kicks for 8 ms of CPU per instance) it gave medium
+// 1.04% against 1.11–1.14% and hard 1.00% against 1.06% with kicks from
+// the best tour only; 0.3–1% did about as well, 2% and 5% worse. With the
+// position-best descents (scan) it still gave 0.93 against 0.96% and 0.80
+// against 0.87%. TSPTW showed no gain (easy: 0.41–0.44% with 0.3, 0.5 and
+// 1%, 0.41% without; medium 0.56 against 0.47–0.59%).
+const acceptDL = 0.005
+
 // kickBridge bounds the runs a kick exchanges (1–kickBridge nodes each) and
 // kickMovesTW / kickMovesDL how many exchanges a kick applies. Double
 // bridges (A B C D → A C B D) keep every run's direction, which time
@@ -504,20 +517,14 @@ func (se *search) apply(m move) {
 // with 20) and TSPDL less. With the merging of local optima (mergeInto),
 // TSPDL gains from 18 exchanges against 12 (first 1,000 instances, 4
 // starts, 8 ms per instance: medium 1.04 against 1.10%, hard 1.00 against
-// 1.05%; 24: 1.08 and 1.00%).
+// 1.05%; 24: 1.08 and 1.00%). With the neighbour lists (TSPTW) 12 and 28
+// exchanges gave easy 0.46 and 0.40%, medium 0.56 and 0.49%, against
+// 0.41–0.44% and 0.47–0.51% with 20; with the position-best TSPDL
+// descents 12 and 26 gave medium 0.96% both against 0.93–0.96% with 18,
+// and runs of up to 4 or 12 nodes 1.12 and 1.14% against 0.96% with 8.
 // Where kickTries random bridges find none feasible (tight windows, as on
 // hard TSPTW), the kick falls back to as many tries of random moves of the
 // scanned neighbourhoods reaching up to kickReach positions.
-// acceptDL lets a TSPDL kick start from the last kick's local optimum when
-// that is within this fraction of the best tour's length (a record-to-record
-// acceptance); an improvement of the best restarts from the best. On the
-// first 1,000 instances of the paper's TSPDL-50 sets (shipped models'
-// tours, 4 starts, kicks for 8 ms of CPU per instance) it gave medium
-// 1.04% against 1.11–1.14% and hard 1.00% against 1.06% with kicks from
-// the best tour only; 0.3–1% did about as well, 2% and 5% worse. TSPTW
-// showed no gain (easy: 0.41–0.43% with 0.3 and 1%, 0.41% without).
-const acceptDL = 0.005
-
 const (
 	kickBridge  = 8
 	kickMovesTW = 20

@@ -32,7 +32,7 @@ type state struct {
 	cost float64 // closed tour length (sum in tour order)
 
 	// near holds each node's neighbours by increasing travel time
-	// (newNearLists) when the matrix is symmetric (nearOK), for scanNear.
+	// (newNearLists) for scanNear: TSPTW on a symmetric matrix (nearOK).
 	near   *nearLists
 	nearOK bool
 	symm   bool // the travel-time matrix is symmetric
