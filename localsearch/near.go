@@ -55,8 +55,9 @@ var useNear = true
 // time already misses w's window (TSPTW: Early[u] + Service[u] + d(u,w) is
 // later than Late[w] + Tol, summed in the order lazymask.Check sums an
 // arrival, so that Check finds every tour with that edge infeasible; the
-// tour leaves the depot at time 0); every edge can be in a TSPDL tour. A move that adds an edge that cannot be feasible
-// cannot be either, so the rules below walk these lists.
+// tour leaves the depot at time 0); every edge can be in a TSPDL tour. A
+// move that adds an edge that cannot be feasible cannot be either, so the
+// rules walk these lists: each added edge's direction picks out or in.
 type nearLists struct {
 	n       int
 	nodes   []int32 // out(v) then in(v) for each v, concatenated
