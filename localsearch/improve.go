@@ -275,8 +275,9 @@ func (se *search) run(starts [][]int) []int {
 		return best
 	}
 	se.kicking = true
-	// cur is where the next kick starts: the best tour, or (TSPDL) a
-	// kick's local optimum within acceptDL of it.
+	// cur is where the next kick starts: the best tour (best changes only
+	// when it improves, and cur follows), or (TSPDL) a kick's local optimum
+	// within acceptDL of it.
 	cur := append([]int(nil), best...)
 	for k := 0; k < se.opt.Kicks; k++ {
 		if se.budgetHit() {
@@ -304,8 +305,6 @@ func (se *search) run(starts [][]int) []int {
 		}
 		if bestKey.better(before) {
 			se.res.KicksAccepted++
-		}
-		if bestKey.better(before) || st.tsptw {
 			copy(cur, best)
 		}
 		if se.res.Stop != LocalOptimum {
@@ -356,8 +355,9 @@ func (se *search) budgetHit() bool {
 
 // descend applies improving moves until a local optimum or a budget. Each
 // scan covers the whole neighbourhood (starting where the last applied move
-// did, or at a random position under Options.Shuffle), so a scan that finds
-// nothing proves a true local optimum. There are no don't-look bits: in a
+// did, or at a random position under Options.Shuffle; through the neighbour
+// lists it skips only moves that cannot shorten the tour), so a scan that
+// finds nothing proves a true local optimum. There are no don't-look bits: in a
 // time-window tour a move anywhere shifts every later arrival, so a bit set
 // earlier hides moves that became feasible; with bits the descents from the
 // decoded tours needed a confirming full scan anyway and cost more, and the
