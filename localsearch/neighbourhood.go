@@ -1,6 +1,10 @@
 package localsearch
 
-import "math"
+import (
+	"math"
+
+	"github.com/lmask/lmask/lazymask"
+)
 
 // move is one neighbour of the current tour, in positions of that tour.
 //
@@ -142,6 +146,43 @@ func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
 	case TwoOpt:
 		st := sc.st
 		filter := st != nil && !math.IsInf(sc.need, 1)
+		if filter && st.symm {
+			// The length change d(a, c) + d(b, w) − d(a, b) − d(c, w)
+			// of reversing i..j, a = t[i−1], b = t[i], c = t[j], w = the
+			// node after j (on a symmetric matrix the reversed run's
+			// length is unchanged).
+			t, nx, edge := st.tour, st.nxt, st.edge
+			a, b := t[i-1], t[i]
+			rowA, rowB := st.dist[a*n:a*n+n], st.dist[b*n:b*n+n]
+			thr := sc.need + filterSlack + edge[i-1]
+			// TSPDL: revInfeasible over a running minimum of slackRev.
+			dl := sc.prune != nil && !st.tsptw
+			runMin, base := math.Inf(1), 0.0
+			if dl {
+				runMin, base = st.bufRev[i], st.load[i-1]-lazymask.Tol
+			}
+			for j := i + 1; j < n; j++ {
+				if dl {
+					runMin = min(runMin, st.bufRev[j])
+					if runMin-st.load[j] < base {
+						break
+					}
+				} else if sc.prune != nil && sc.prune(i, j) {
+					break
+				}
+				if rowA[t[j]]+rowB[nx[j]]-edge[j] >= thr {
+					if sc.skip() {
+						return true
+					}
+					continue
+				}
+				if f(move{kind: TwoOpt, i: i, j: j}) {
+					return true
+				}
+				thr = sc.need + filterSlack + edge[i-1]
+			}
+			return false
+		}
 		for j := i + 1; j < n; j++ {
 			if sc.prune != nil && sc.prune(i, j) {
 				break
@@ -157,6 +198,9 @@ func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
 			}
 		}
 	case Swap:
+		if st := sc.st; st != nil && !math.IsInf(sc.need, 1) && st.symm && !st.tsptw && sc.eager && sc.swapBlocked != nil {
+			return sc.swapDL(i, f)
+		}
 		for j := i + 1; j < n; j++ {
 			if f(move{kind: Swap, i: i, j: j}) {
 				return true
@@ -211,6 +255,48 @@ func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool)
 	// written out again rather than sharing a blocked closure with the
 	// general ones below: the closure cost 10% of the search's CPU.)
 	if sc.eager && sc.insBlocked != nil && st != nil && !st.tsptw {
+		if filter {
+			// The filter written out over the tour's edge lengths: a move
+			// is passed on when d(u, sf) + d(sl, w) − d(u, w) < need − rem.
+			t, nx, edge := st.tour, st.nxt, st.edge
+			colF := st.distT[sf*n : sf*n+n] // d(·, sf)
+			rowL := st.dist[sl*n : sl*n+n]  // d(sl, ·)
+			thr := sc.need + filterSlack - rem
+			// runBlocks' verdicts, written out: after the run, j is
+			// blocked once the load after it passes limA; before it, once
+			// a passed node's slack is under limB (the walk passes one
+			// more node per step).
+			load, slack := st.load, st.bufFwd
+			limA, limB := st.runLimits(i, end, rev)
+			for j := end + 1; j < n; j++ {
+				if colF[t[j]]+rowL[nx[j]]-edge[j] < thr {
+					if f(move{kind: kind, i: i, j: j, k: k, rev: rev}) {
+						return true
+					}
+					thr = sc.need + filterSlack - rem
+				} else if sc.skip() {
+					return true
+				}
+				if load[j] > limA {
+					break
+				}
+			}
+			for j := i - 2; j >= 0; j-- {
+				if colF[t[j]]+rowL[nx[j]]-edge[j] < thr {
+					if f(move{kind: kind, i: i, j: j, k: k, rev: rev}) {
+						return true
+					}
+					thr = sc.need + filterSlack - rem
+				} else if sc.skip() {
+					return true
+				}
+				if slack[j+1] < limB {
+					break
+				}
+			}
+			sc.infeasible = false
+			return false
+		}
 		rb := st.blocksOf(i, k, rev)
 		for j := end + 1; j < n; j++ {
 			if try(j) {
@@ -256,4 +342,40 @@ func (sc *scanner) ask() bool {
 	due := sc.infeasible || sc.eager
 	sc.infeasible = false
 	return due
+}
+
+// swapDL is the swap scan of position i for TSPDL on a symmetric matrix,
+// with the cost filter written out over the tour's edge lengths and
+// swapBlocked's verdict as a bound on the load before j.
+func (sc *scanner) swapDL(i int, f func(move) bool) bool {
+	st := sc.st
+	n, t, nx, edge := sc.n, st.tour, st.nxt, st.edge
+	if i+1 >= n {
+		return false
+	}
+	a, x, x2 := t[i-1], t[i], t[i+1]
+	rowA, rowX := st.dist[a*n:a*n+n], st.dist[x*n:x*n+n]
+	rowX2 := st.dist[x2*n : x2*n+n]
+	lim := st.inst.Draft[x] + lazymask.Tol // swapBlocked: load[j−1] above it
+	for j := i + 1; j < n; j++ {
+		if j == i+1 {
+			if f(move{kind: Swap, i: i, j: j}) {
+				return true
+			}
+			continue
+		}
+		// d(a, y) + d(y, x2) + d(y2, x) + d(x, b) − the four tour edges.
+		y := t[j]
+		if rowA[y]+rowX2[y]+rowX[t[j-1]]+rowX[nx[j]]-edge[j-1]-edge[j] < sc.need+filterSlack+edge[i-1]+edge[i] {
+			if f(move{kind: Swap, i: i, j: j}) {
+				return true
+			}
+		} else if sc.skip() {
+			return true
+		}
+		if st.load[j-1] > lim {
+			break
+		}
+	}
+	return false
 }

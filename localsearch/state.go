@@ -43,6 +43,12 @@ type state struct {
 	// length of the same positions walked backwards (the same slice when
 	// the matrix is symmetric).
 	fwdCost, bwdCost []float64
+	// nxt[k] is the node after position k (the depot after the last one)
+	// and edge[k] the travel time to it; distT is the transposed matrix
+	// (the matrix itself when symmetric): distT[v*n+u] = d(u, v).
+	nxt   []int
+	edge  []float64
+	distT []float64
 
 	// TSPTW: fwdSeg[i*n+j] / revSeg[i*n+j] (i ≤ j) describe positions
 	// i..j walked forwards / backwards. Rows are filled lazily, each table
@@ -78,10 +84,21 @@ func newState(inst *lazymask.Instance) *state {
 	s.tour = make([]int, n)
 	s.pos = make([]int, n)
 	s.fwdCost = make([]float64, n)
+	s.nxt = make([]int, n)
+	s.edge = make([]float64, n)
 	s.bwdCost = s.fwdCost // a symmetric matrix: walking back costs the same, bit for bit
 	s.symm = symmetric(s.dist, n)
 	if !s.symm {
 		s.bwdCost = make([]float64, n)
+	}
+	s.distT = s.dist
+	if !s.symm {
+		s.distT = make([]float64, n*n)
+		for u := 0; u < n; u++ {
+			for v := 0; v < n; v++ {
+				s.distT[v*n+u] = s.dist[u*n+v]
+			}
+		}
 	}
 	if s.symm && s.tsptw { // TSPDL scans stay full (see newSearch)
 		s.near, s.nearOK = newNearLists(inst, s.dist, n), true
@@ -161,8 +178,19 @@ func (s *state) update(tour []int, full bool) {
 	// Before position lo the tour is unchanged, and so are the prefix sums
 	// (added in the same order).
 	s.fwdCost[0], s.bwdCost[0] = 0, 0
+	for k := max(lo-1, 0); k <= hi; k++ {
+		nx := 0
+		if k+1 < n {
+			nx = t[k+1]
+		}
+		s.nxt[k], s.edge[k] = nx, s.d(t[k], nx)
+	}
 	for k := max(lo, 1); k < n; k++ {
-		s.fwdCost[k] = s.fwdCost[k-1] + s.d(t[k-1], t[k])
+		c := s.fwdCost[k-1] + s.d(t[k-1], t[k])
+		if k > hi && c == s.fwdCost[k] {
+			break // the same additions from here on: the rest is unchanged
+		}
+		s.fwdCost[k] = c
 	}
 	if !s.symm {
 		for k := max(lo, 1); k < n; k++ {
@@ -170,8 +198,8 @@ func (s *state) update(tour []int, full bool) {
 		}
 	}
 	s.cost = s.fwdCost[n-1] + s.d(t[n-1], 0)
-	s.replayPrefix(lo)
 	if s.tsptw {
+		s.replayPrefix(lo, n)
 		// Runs i..j with j < lo or i > hi are unchanged; the rest is
 		// recomputed when first read.
 		for i := 0; i <= hi; i++ {
@@ -192,15 +220,27 @@ func (s *state) update(tour []int, full bool) {
 	s.load[0] = 0
 	s.bufFwd[0], s.bufRev[0] = math.Inf(1), math.Inf(1)
 	last := hi
+	end := n // loads, slacks and replay prefixes from end on are unchanged
+	prevChanged := true
 	for k := max(lo, 1); k < n; k++ {
 		v := t[k]
-		s.load[k] = s.load[k-1] + in.Demand[v]
+		l := s.load[k-1] + in.Demand[v]
+		changed := l != s.load[k]
+		if k > hi && !changed && !prevChanged && !full {
+			// Position k and all after it hold the same nodes under
+			// bit-identical loads (the same additions from here on).
+			end = k
+			break
+		}
+		prevChanged = changed
+		s.load[k] = l
 		f, r := in.Draft[v]-s.load[k], in.Draft[v]+s.load[k-1]
 		if f != s.bufFwd[k] || r != s.bufRev[k] {
 			last = max(last, k)
 		}
 		s.bufFwd[k], s.bufRev[k] = f, r
 	}
+	s.replayPrefix(lo, end)
 	if full {
 		s.slackFwd.build(s.bufFwd)
 		s.slackRev.build(s.bufRev)
@@ -252,7 +292,7 @@ func (s *state) rseg(i, j int) twSeg {
 // replayPrefix recomputes the replay prefixes of the current tour from
 // position lo on (those before it are up to date) with the same arithmetic
 // as lazymask.Check.
-func (s *state) replayPrefix(lo int) {
+func (s *state) replayPrefix(lo, end int) {
 	in := s.inst
 	lo = max(lo, 1)
 	t, ex := s.preTime[lo-1], s.preExcess[lo-1]
@@ -261,7 +301,14 @@ func (s *state) replayPrefix(lo int) {
 		load = s.load[lo-1] // the same sum, added in the same order
 	}
 	s.preTime[0], s.preExcess[0] = 0, 0
+	same := true // the excess before k is unchanged
 	for k := lo; k < s.n; k++ {
+		if k >= end && same {
+			// TSPDL: the loads from end on are unchanged, and so is
+			// the excess before: the rest of the prefixes stand.
+			ex = s.preExcess[s.n-1]
+			break
+		}
 		cur := s.tour[k]
 		var v float64
 		if s.tsptw {
@@ -275,6 +322,7 @@ func (s *state) replayPrefix(lo int) {
 		if v > lazymask.Tol {
 			ex += v - lazymask.Tol
 		}
+		same = ex == s.preExcess[k]
 		s.preTime[k], s.preExcess[k] = t, ex
 	}
 	s.excess = ex
@@ -479,25 +527,39 @@ func (s *state) insBlocked(i, k int, rev bool, j int) bool {
 // the run and an insertion point before it folded into a running minimum
 // as the scan walks away from the run; its verdicts are insBlocked's.
 type runBlocks struct {
-	s          *state
-	run        piece
-	runMin     float64 // leastSlack of the run
-	runLoad    float64 // the run's own load
-	passedMin  float64 // least slackFwd of the positions j+1..i−1 passed
-	passedNext int     // the next position before the run to fold in
+	s *state
+	// limAfter: an insertion point j after the run is blocked once the
+	// load after j exceeds it (the run's least slack, moved onto that
+	// load, goes below −Tol); limBefore: a point before it is blocked once
+	// a passed node's slack (draft − load) is under it (the run's own load
+	// would push that node over its limit).
+	limAfter, limBefore float64
+	passedMin           float64 // least slackFwd of the positions j+1..i−1 passed
+	passedNext          int     // the next position before the run to fold in
 }
 
 // blocksOf prepares runBlocks for the run at positions i..i+k−1 (TSPDL).
 func (s *state) blocksOf(i, k int, rev bool) runBlocks {
-	run := piece{i, i + k - 1, rev}
-	return runBlocks{s: s, run: run, runMin: s.leastSlack(run), runLoad: s.load[run.to] - s.load[i-1],
-		passedMin: math.Inf(1), passedNext: i - 1}
+	after, before := s.runLimits(i, i+k-1, rev)
+	return runBlocks{s: s, limAfter: after, limBefore: before, passedMin: math.Inf(1), passedNext: i - 1}
+}
+
+// runLimits returns runBlocks' limits for the run at positions i..end:
+// fitsWith with shift = load[i−1] + load[j] − load[end], solved for
+// load[j], and the run's own load less the tolerance.
+func (s *state) runLimits(i, end int, rev bool) (after, before float64) {
+	m := s.leastSlack(piece{i, end, rev})
+	if rev {
+		after = m - s.load[i-1] + lazymask.Tol
+	} else {
+		after = m + s.load[end] + lazymask.Tol
+	}
+	return after, s.load[end] - s.load[i-1] - lazymask.Tol
 }
 
 // after is insBlocked(i, k, rev, j) for j after the run.
 func (r *runBlocks) after(j int) bool {
-	s, p := r.s, r.run
-	return !s.fitsWith(p, r.runMin, s.load[p.from-1]+s.load[j]-s.load[p.to])
+	return r.s.load[j] > r.limAfter
 }
 
 // before is insBlocked(i, k, rev, j) for j before the run; the scan asks
@@ -506,7 +568,7 @@ func (r *runBlocks) before(j int) bool {
 	for ; r.passedNext > j; r.passedNext-- {
 		r.passedMin = min(r.passedMin, r.s.bufFwd[r.passedNext])
 	}
-	return r.passedMin-r.runLoad < -lazymask.Tol
+	return r.passedMin < r.limBefore
 }
 
 // swapBlocked reports that swapping positions i < j is infeasible because
