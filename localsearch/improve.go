@@ -154,6 +154,7 @@ type search struct {
 	sc       scanner
 	opt      Options
 	rng      *rand.Rand
+	pcg      *rand.PCG // rng's source
 	deadline time.Time
 	res      *Result
 
@@ -169,6 +170,9 @@ type search struct {
 	feasibleKnown bool
 	mg            merger
 	child         []int
+	// kickLoad and kickRun are bridgesDL's scratch space.
+	kickLoad []float64
+	kickRun  []int
 }
 
 func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Result) *search {
@@ -183,13 +187,14 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 		st:       newState(inst),
 		sc:       scanner{n: inst.N, maxSeg: opt.MaxSegment},
 		opt:      opt,
-		rng:      rand.New(rand.NewPCG(opt.Seed, 0x6c6d61736b)),
+		pcg:      rand.NewPCG(opt.Seed, 0x6c6d61736b),
 		res:      res,
 		scratch:  make([]int, 0, inst.N),
 		old:      make([]int, inst.N),
 		rejected: map[move]bool{},
 		kinds:    append([]MoveKind(nil), kinds...),
 	}
+	se.rng = rand.New(se.pcg)
 	// TSPTW scans go through the neighbour lists, which test few moves
 	// per applied one: walking those beats filling the run tables. TSPDL
 	// scans stay full: their blocked tests end each insertion walk early,
@@ -543,6 +548,11 @@ func (se *search) feasibleKick() bool {
 	if n < 4 {
 		return false
 	}
+	if !st.tsptw && fastKickDL {
+		if ok, done := se.bridgesDL(); done {
+			return ok
+		}
+	}
 	copy(se.old, st.tour)
 	applied := 0
 	moves := kickMovesDL
@@ -578,6 +588,67 @@ func (se *search) feasibleKick() bool {
 		applied++
 	}
 	return applied > 0
+}
+
+// fastKickDL enables bridgesDL (tests turn it off to compare).
+var fastKickDL = true
+
+// bridgesDL is feasibleKick's bridge phase for TSPDL, on a copy of the
+// tour with its loads: a bridge moves run B = j..k−1 before run A = i..j−1,
+// which lowers B's loads and raises A's by B's load, so it is feasible when
+// every node of A has that much slack. It draws the same bridges as the
+// general loop, applies the kick with one update, and reports done = false
+// (with the tour unchanged) when the general loop must run instead: no
+// bridge fitted in kickTries tries, or the replay disagrees at the
+// tolerance.
+func (se *search) bridgesDL() (ok, done bool) {
+	st := se.st
+	n, in := st.n, st.inst
+	t := append(se.scratch[:0], st.tour...)
+	load := append(se.kickLoad[:0], st.load...)
+	se.kickLoad = load
+	tmp := se.kickRun[:0]
+	applied := 0
+	saved := *se.pcg // the draws are replayed by the general loop on a fallback
+	for try := 0; try < 2*kickTries && applied < kickMovesDL; try++ {
+		i := 1 + se.rng.IntN(n-2)
+		if applied == 0 && try >= kickTries {
+			*se.pcg = saved
+			return false, false
+		}
+		j := i + 1 + se.rng.IntN(kickBridge)
+		k := j + 1 + se.rng.IntN(kickBridge)
+		if k > n {
+			continue
+		}
+		loadB := load[k-1] - load[j-1]
+		fits := true
+		for q := i; q < j; q++ {
+			if load[q]+loadB-in.Draft[t[q]] > lazymask.Tol {
+				fits = false
+				break
+			}
+		}
+		if !fits {
+			continue
+		}
+		tmp = append(append(tmp[:0], t[j:k]...), t[i:j]...)
+		copy(t[i:k], tmp)
+		for q := i; q < k; q++ {
+			load[q] = load[q-1] + in.Demand[t[q]]
+		}
+		applied++
+	}
+	se.kickRun = tmp
+	copy(se.old, st.tour)
+	st.update(t, false)
+	se.scratch = t
+	if st.excess > 0 { // rounding at the tolerance
+		st.update(se.old, false)
+		*se.pcg = saved
+		return false, false
+	}
+	return applied > 0, true
 }
 
 // nearbyMove draws a random move of the enabled neighbourhoods that starts

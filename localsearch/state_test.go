@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/lmask/lmask/lazymask"
 )
@@ -421,5 +422,50 @@ func TestRunBlocksAgree(t *testing.T) {
 	}
 	if blocked < 1000 || blocked == asked {
 		t.Fatalf("verdicts not varied enough to test: %d blocked of %d", blocked, asked)
+	}
+}
+
+// TestKickDLAgrees: the TSPDL kick's own bridge loop (bridgesDL) draws
+// and applies the same bridges as the general loop, from loose instances
+// (every kick applies all its bridges) to tight ones (kicks fall back to
+// nearby moves or find nothing).
+func TestKickDLAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 4))
+	defer func() { fastKickDL = true }()
+	changed, fallbacks := 0, 0
+	for it := 0; it < 60; it++ {
+		n := 6 + rng.IntN(40)
+		in, tour := randTSPDL(rng, n, distKind(it%3), []float64{0, 0.1, 0.3, 1}[it%4])
+		var tours [2][][]int
+		var oks [2][]bool
+		for v, fast := range []bool{false, true} {
+			fastKickDL = fast
+			var res Result
+			se := newSearch(in, Options{Seed: uint64(it)}, time.Now(), &res)
+			se.st.set(tour)
+			for k := 0; k < 5; k++ {
+				ok := se.feasibleKick()
+				oks[v] = append(oks[v], ok)
+				tours[v] = append(tours[v], slices.Clone(se.st.tour))
+				if chk, _ := lazymask.Check(in, se.st.tour); !chk.Feasible {
+					t.Fatalf("#%d kick %d (fast %v): infeasible tour %v", it, k, fast, se.st.tour)
+				}
+				if k == 0 && fast && !slices.Equal(se.st.tour, tour) {
+					changed++
+				}
+			}
+		}
+		for k := range tours[0] {
+			if oks[0][k] != oks[1][k] || !slices.Equal(tours[0][k], tours[1][k]) {
+				t.Fatalf("#%d kick %d: general loop %v %v, bridgesDL %v %v", it, k, oks[0][k], tours[0][k], oks[1][k], tours[1][k])
+			}
+		}
+		if !oks[1][0] {
+			fallbacks++
+		}
+	}
+	t.Logf("%d of 60 first kicks changed the tour, %d found nothing", changed, fallbacks)
+	if changed < 20 {
+		t.Fatalf("only %d kicks changed the tour", changed)
 	}
 }
