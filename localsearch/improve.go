@@ -504,8 +504,15 @@ func (se *search) apply(m move) {
 // the best tour only; 0.3–1% did about as well, 2% and 5% worse. With the
 // position-best descents (scan) it still gave 0.93 against 0.96% and 0.80
 // against 0.87%. TSPTW showed no gain (easy: 0.41–0.44% with 0.3, 0.5 and
-// 1%, 0.41% without; medium 0.56 against 0.47–0.59%).
-const acceptDL = 0.005
+// 1%, 0.41% without; medium 0.56 against 0.47–0.59%). Once the TSPDL
+// scans were 1.7× faster, with two starts (the tours of `--aug 2`) and
+// about 150 kicks per instance, a wider band paid: 150 kicks on the first
+// 1,000 medium instances gave 0.48% with 1.5 and 2% against 0.52% with 1%
+// and 0.54% with 0.5% (with 22 bridges per kick: 0.45% with 1 or 2%);
+// hard 0.54 against 0.59% (0.51% with 22 bridges). At 12 ms per instance,
+// 1.5% and 22 bridges gave medium 0.517–0.518% against 0.550–0.555%
+// with 0.5% and 18.
+const acceptDL = 0.015
 
 // kickBridge bounds the runs a kick exchanges (1–kickBridge nodes each) and
 // kickMovesTW / kickMovesDL how many exchanges a kick applies. Double
@@ -527,13 +534,15 @@ const acceptDL = 0.005
 // 0.41–0.44% and 0.47–0.51% with 20; with the position-best TSPDL
 // descents 12 and 26 gave medium 0.96% both against 0.93–0.96% with 18,
 // and runs of up to 4 or 12 nodes 1.12 and 1.14% against 0.96% with 8.
-// Where kickTries random bridges find none feasible (tight windows, as on
+// With about 150 kicks per instance TSPDL took 22 (see acceptDL; at 12 ms
+// per instance 14 did worse, 0.60 against 0.55% with 18, and 26 about as
+// well as 22, 0.51%). Where kickTries random bridges find none feasible (tight windows, as on
 // hard TSPTW), the kick falls back to as many tries of random moves of the
 // scanned neighbourhoods reaching up to kickReach positions.
 const (
 	kickBridge  = 8
 	kickMovesTW = 20
-	kickMovesDL = 18
+	kickMovesDL = 22
 	kickTries   = 100
 	kickReach   = 30
 )

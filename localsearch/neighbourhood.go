@@ -100,6 +100,14 @@ type scanner struct {
 	expired func() bool
 }
 
+// skipped counts k filtered moves at once and reports whether the scan
+// must stop (asking expired whenever the count passes a multiple of 1024).
+func (sc *scanner) skipped(k int) bool {
+	before := sc.filtered
+	sc.filtered += k
+	return before>>10 != sc.filtered>>10 && sc.expired != nil && sc.expired()
+}
+
 // skip counts a filtered move and reports whether the scan must stop.
 func (sc *scanner) skip() bool {
 	sc.filtered++
@@ -155,6 +163,7 @@ func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
 			a, b := t[i-1], t[i]
 			rowA, rowB := st.dist[a*n:a*n+n], st.dist[b*n:b*n+n]
 			thr := sc.need + filterSlack + edge[i-1]
+			skipped := 0
 			// TSPDL: revInfeasible over a running minimum of slackRev.
 			dl := sc.prune != nil && !st.tsptw
 			runMin, base := math.Inf(1), 0.0
@@ -171,17 +180,16 @@ func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
 					break
 				}
 				if rowA[t[j]]+rowB[nx[j]]-edge[j] >= thr {
-					if sc.skip() {
-						return true
-					}
+					skipped++
 					continue
 				}
 				if f(move{kind: TwoOpt, i: i, j: j}) {
+					sc.filtered += skipped
 					return true
 				}
 				thr = sc.need + filterSlack + edge[i-1]
 			}
-			return false
+			return sc.skipped(skipped)
 		}
 		for j := i + 1; j < n; j++ {
 			if sc.prune != nil && sc.prune(i, j) {
@@ -262,6 +270,7 @@ func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool)
 			colF := st.distT[sf*n : sf*n+n] // d(·, sf)
 			rowL := st.dist[sl*n : sl*n+n]  // d(sl, ·)
 			thr := sc.need + filterSlack - rem
+			skipped := 0
 			// runBlocks' verdicts, written out: after the run, j is
 			// blocked once the load after it passes limA; before it, once
 			// a passed node's slack is under limB (the walk passes one
@@ -271,11 +280,12 @@ func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool)
 			for j := end + 1; j < n; j++ {
 				if colF[t[j]]+rowL[nx[j]]-edge[j] < thr {
 					if f(move{kind: kind, i: i, j: j, k: k, rev: rev}) {
+						sc.filtered += skipped
 						return true
 					}
 					thr = sc.need + filterSlack - rem
-				} else if sc.skip() {
-					return true
+				} else {
+					skipped++
 				}
 				if load[j] > limA {
 					break
@@ -284,18 +294,19 @@ func (sc *scanner) segment(kind MoveKind, i, k int, rev bool, f func(move) bool)
 			for j := i - 2; j >= 0; j-- {
 				if colF[t[j]]+rowL[nx[j]]-edge[j] < thr {
 					if f(move{kind: kind, i: i, j: j, k: k, rev: rev}) {
+						sc.filtered += skipped
 						return true
 					}
 					thr = sc.need + filterSlack - rem
-				} else if sc.skip() {
-					return true
+				} else {
+					skipped++
 				}
 				if slack[j+1] < limB {
 					break
 				}
 			}
 			sc.infeasible = false
-			return false
+			return sc.skipped(skipped)
 		}
 		rb := st.blocksOf(i, k, rev)
 		for j := end + 1; j < n; j++ {
@@ -357,9 +368,11 @@ func (sc *scanner) swapDL(i int, f func(move) bool) bool {
 	rowA, rowX := st.dist[a*n:a*n+n], st.dist[x*n:x*n+n]
 	rowX2 := st.dist[x2*n : x2*n+n]
 	lim := st.inst.Draft[x] + lazymask.Tol // swapBlocked: load[j−1] above it
+	skipped := 0
 	for j := i + 1; j < n; j++ {
 		if j == i+1 {
 			if f(move{kind: Swap, i: i, j: j}) {
+				sc.filtered += skipped
 				return true
 			}
 			continue
@@ -368,14 +381,15 @@ func (sc *scanner) swapDL(i int, f func(move) bool) bool {
 		y := t[j]
 		if rowA[y]+rowX2[y]+rowX[t[j-1]]+rowX[nx[j]]-edge[j-1]-edge[j] < sc.need+filterSlack+edge[i-1]+edge[i] {
 			if f(move{kind: Swap, i: i, j: j}) {
+				sc.filtered += skipped
 				return true
 			}
-		} else if sc.skip() {
-			return true
+		} else {
+			skipped++
 		}
 		if st.load[j-1] > lim {
 			break
 		}
 	}
-	return false
+	return sc.skipped(skipped)
 }

@@ -468,6 +468,17 @@ func (s *state) loadsFit(p piece, shift float64) bool {
 // over its nodes, or of slackRev when it is reversed.
 func (s *state) leastSlack(p piece) float64 {
 	lo := max(p.from, 1)
+	if p.to-lo < 4 { // short runs (or-opt segments): read them directly
+		v := s.bufFwd
+		if p.rev {
+			v = s.bufRev
+		}
+		m := v[lo]
+		for _, x := range v[lo+1 : p.to+1] {
+			m = min(m, x)
+		}
+		return m
+	}
 	if p.rev {
 		return s.slackRev.min(lo, p.to)
 	}
