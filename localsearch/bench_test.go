@@ -33,6 +33,12 @@ func BenchmarkImproveTSPDL50(b *testing.B) {
 	benchImprove(b, lazymask.TSPDL, 50, Options{})
 }
 
+// BenchmarkImproveTSPDL50Kicks adds 50 kicks (bridgesDL and the descents
+// after them) to each descent.
+func BenchmarkImproveTSPDL50Kicks(b *testing.B) {
+	benchImprove(b, lazymask.TSPDL, 50, Options{Kicks: 50, Seed: 1})
+}
+
 func benchImprove(b *testing.B, prob lazymask.Problem, n int, opt Options) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	const pool = 32

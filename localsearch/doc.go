@@ -65,7 +65,7 @@
 // Options.Kicks adds iterated local search:
 // random feasible double bridges (two adjacent runs of up to 8 nodes
 // exchanged), a descent, and acceptance only on improvement (TSPDL kicks
-// start from the last kick's local optimum while it stays within 0.5% of
+// start from the last kick's local optimum while it stays within 1.5% of
 // the best).
 //
 // Local optima that lose to the best tour are not simply dropped: each is

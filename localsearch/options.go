@@ -102,13 +102,13 @@ type Options struct {
 	FinishRepair bool
 	// Kicks is the number of perturbations tried after the first local
 	// optimum (iterated local search): each applies up to 20 (TSPTW) or
-	// 18 (TSPDL) random double bridges (two adjacent runs of 1–8 nodes
+	// 22 (TSPDL) random double bridges (two adjacent runs of 1–8 nodes
 	// exchanged) that keep the tour feasible (or,
 	// while no feasible tour is known, moves random segments), descends
 	// again, and is kept only if it ends better than the best tour so far
 	// (or merged with it: see NoMerge). A TSPTW kick perturbs the best
 	// tour; a TSPDL kick perturbs the last kick's local optimum instead
-	// when that came within 0.5% of the best tour's length.
+	// when that came within 1.5% of the best tour's length.
 	// The kicks end early when 200 random tries find no feasible
 	// perturbation.
 	Kicks int
