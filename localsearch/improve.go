@@ -506,12 +506,14 @@ func (se *search) apply(m move) {
 // against 0.87%. TSPTW showed no gain (easy: 0.41–0.44% with 0.3, 0.5 and
 // 1%, 0.41% without; medium 0.56 against 0.47–0.59%). Once the TSPDL
 // scans were 1.7× faster, with two starts (the tours of `--aug 2`) and
-// about 150 kicks per instance, a wider band paid: 150 kicks on the first
-// 1,000 medium instances gave 0.48% with 1.5 and 2% against 0.52% with 1%
-// and 0.54% with 0.5% (with 22 bridges per kick: 0.45% with 1 or 2%);
-// hard 0.54 against 0.59% (0.51% with 22 bridges). At 12 ms per instance,
-// 1.5% and 22 bridges gave medium 0.517–0.518% against 0.550–0.555%
-// with 0.5% and 18.
+// about 150 kicks per instance, a wider band paid: 150 kicks of 18
+// bridges on the first 1,000 medium instances gave 0.48% with 1.5 and 2%
+// against 0.52% with 1% and 0.54% with 0.5% (22 bridges: 0.45% with 1 or
+// 2%); on hard 1.5% gave 0.54 against 0.59% with 0.5% (and 0.51% with 22
+// bridges). 1.5% sits between 1 and 2%, which did alike. At 12 ms per
+// instance, 1.5% and 22 bridges gave medium 0.517–0.518% against
+// 0.550–0.555% with 0.5% and 18 (1%, 2% and 3% with 22: 0.47–0.50%, within
+// these time-based runs' spread).
 const acceptDL = 0.015
 
 // kickBridge bounds the runs a kick exchanges (1–kickBridge nodes each) and
@@ -535,9 +537,10 @@ const acceptDL = 0.015
 // descents 12 and 26 gave medium 0.96% both against 0.93–0.96% with 18,
 // and runs of up to 4 or 12 nodes 1.12 and 1.14% against 0.96% with 8.
 // With about 150 kicks per instance TSPDL took 22 (see acceptDL; at 12 ms
-// per instance 14 did worse, 0.60 against 0.55% with 18, and 26 about as
-// well as 22, 0.51%). Where kickTries random bridges find none feasible (tight windows, as on
-// hard TSPTW), the kick falls back to as many tries of random moves of the
+// per instance, with a 0.5% band, 14 did worse, 0.60 against 0.55% with
+// 18; with 1.5%, 26 did about as well as 22, 0.51%). Where kickTries
+// random bridges find none feasible (tight windows, as on hard TSPTW), the
+// kick falls back to as many tries of random moves of the
 // scanned neighbourhoods reaching up to kickReach positions.
 const (
 	kickBridge  = 8
@@ -606,10 +609,12 @@ var fastKickDL = true
 // tour with its loads: a bridge moves run B = j..k−1 before run A = i..j−1,
 // which lowers B's loads and raises A's by B's load, so it is feasible when
 // every node of A has that much slack. It draws the same bridges as the
-// general loop, applies the kick with one update, and reports done = false
-// (with the tour unchanged) when the general loop must run instead: no
-// bridge fitted in kickTries tries, or the replay disagrees at the
-// tolerance.
+// general loop (its fit test and its loads, recomputed over i..k−1 only,
+// agree with the general loop's up to rounding at the tolerance, and the
+// final update replays the whole tour), applies the kick with one update,
+// and reports done = false (with the tour unchanged) when the general loop
+// must run instead: no bridge fitted in kickTries tries, or the replay
+// disagrees at the tolerance.
 func (se *search) bridgesDL() (ok, done bool) {
 	st := se.st
 	n, in := st.n, st.inst

@@ -164,7 +164,9 @@ func (sc *scanner) one(kind MoveKind, i int, f func(move) bool) bool {
 			rowA, rowB := st.dist[a*n:a*n+n], st.dist[b*n:b*n+n]
 			thr := sc.need + filterSlack + edge[i-1]
 			skipped := 0
-			// TSPDL: revInfeasible over a running minimum of slackRev.
+			// TSPDL: revInfeasible over a running minimum of slackRev (the
+			// scan sets prune to st.revInfeasible whenever it sets it; the
+			// same verdicts up to rounding at the tolerance).
 			dl := sc.prune != nil && !st.tsptw
 			runMin, base := math.Inf(1), 0.0
 			if dl {
@@ -367,7 +369,7 @@ func (sc *scanner) swapDL(i int, f func(move) bool) bool {
 	a, x, x2 := t[i-1], t[i], t[i+1]
 	rowA, rowX := st.dist[a*n:a*n+n], st.dist[x*n:x*n+n]
 	rowX2 := st.dist[x2*n : x2*n+n]
-	lim := st.inst.Draft[x] + lazymask.Tol // swapBlocked: load[j−1] above it
+	lim := st.inst.Draft[x] + lazymask.Tol // swapBlocked (up to rounding): load[j−1] above it
 	skipped := 0
 	for j := i + 1; j < n; j++ {
 		if j == i+1 {

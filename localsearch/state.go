@@ -45,7 +45,8 @@ type state struct {
 	fwdCost, bwdCost []float64
 	// nxt[k] is the node after position k (the depot after the last one)
 	// and edge[k] the travel time to it; distT is the transposed matrix
-	// (the matrix itself when symmetric): distT[v*n+u] = d(u, v).
+	// (the matrix itself when symmetric, or for TSPTW, which does not read
+	// it): distT[v*n+u] = d(u, v).
 	nxt   []int
 	edge  []float64
 	distT []float64
@@ -91,8 +92,8 @@ func newState(inst *lazymask.Instance) *state {
 	if !s.symm {
 		s.bwdCost = make([]float64, n)
 	}
-	s.distT = s.dist
-	if !s.symm {
+	s.distT = s.dist // read by the TSPDL scans only
+	if !s.symm && !s.tsptw {
 		s.distT = make([]float64, n*n)
 		for u := 0; u < n; u++ {
 			for v := 0; v < n; v++ {
@@ -536,7 +537,9 @@ func (s *state) insBlocked(i, k int, rev bool, j int) bool {
 // runBlocks answers insBlocked for one TSPDL run at every insertion point
 // of a scan, with the run's range minimum taken once and the nodes between
 // the run and an insertion point before it folded into a running minimum
-// as the scan walks away from the run; its verdicts are insBlocked's.
+// as the scan walks away from the run; its verdicts are insBlocked's (its
+// bounds rearrange insBlocked's inequalities, so a value within rounding
+// of the tolerance may fall the other way; applied moves are replayed).
 type runBlocks struct {
 	s *state
 	// limAfter: an insertion point j after the run is blocked once the
