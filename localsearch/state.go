@@ -345,12 +345,7 @@ func (s *state) last(p piece) int {
 }
 
 // next is the node after position k in the closed tour.
-func (s *state) next(k int) int {
-	if k+1 < s.n {
-		return s.tour[k+1]
-	}
-	return 0
-}
+func (s *state) next(k int) int { return s.nxt[k] }
 
 // delta is the change of the closed tour length that m brings, in O(1).
 func (s *state) delta(m move) float64 {
