@@ -11,9 +11,9 @@ import (
 	"github.com/lmask/lmask/models/features"
 )
 
-// DefaultEncodeChunk is how many instances one encoder run takes; chunks
-// of 8–16 instances (N=50) measured ~25% faster per instance than 64,
-// their activations staying in cache.
+// DefaultEncodeChunk is how many instances one encoder run takes; small
+// chunks (N=50) measured faster per instance than large ones, their
+// activations staying in cache.
 const DefaultEncodeChunk = 16
 
 // Timing accumulates where a Policy spent its time.

@@ -47,12 +47,11 @@
 // tour can have (the earliest departure from one node already misses the
 // other's window). Their candidates are tested by replaying the changed
 // part of the tour from the exact time before it, with the unchanged rest
-// tested in O(1), which costs no table filling. On the paper's TSPTW-50
-// easy set (first 1,000 instances, shipped model's tours, 4 starts + 20
-// kicks) this cut the search from 12.6 to 6.0 CPU ms per instance; where
-// windows are so tight that most shorter neighbours are infeasible (a scan
-// testing more than 20 per node, as on hard TSPTW), the search goes back
-// to full scans and their blocked tests. TSPDL keeps the full scans, whose
+// tested in O(1), which costs no table filling (docs/experiments.md has
+// the timings). Where windows are so tight
+// that most shorter neighbours are infeasible (a scan testing more than 20
+// per node, as on hard TSPTW), the search goes back to full scans and
+// their blocked tests. TSPDL keeps the full scans, whose
 // blocked tests end each insertion walk early.
 //
 // First improvement takes, for TSPDL, the best improving move of the

@@ -198,9 +198,7 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 	// TSPTW scans go through the neighbour lists, which test few moves
 	// per applied one: walking those beats filling the run tables. TSPDL
 	// scans stay full: their blocked tests end each insertion walk early,
-	// where the lists took 2.2–4× the time per kick (TSPDL-50, first 1,000
-	// paper instances, 4 starts + 20 kicks) and did worse at equal time
-	// (1.53 against 1.13% on medium at 8 ms per instance).
+	// and the lists cost more per kick there (docs/experiments.md).
 	se.st.walk = useNear && costFilter && se.st.nearOK && se.st.tsptw
 	if opt.TimeLimit > 0 {
 		se.deadline = began.Add(opt.TimeLimit)
@@ -401,14 +399,9 @@ func (se *search) scan() (move, bool) {
 	first := !se.opt.BestImprovement
 	repair := cur.excess > 0
 	// TSPDL descents take the best improving move of the first position
-	// that has one (over all neighbourhoods), not its first: on the first
-	// 1,000 instances of the paper's TSPDL-50 sets (shipped models' tours,
-	// 4 starts, kicks for 8 ms of CPU per instance) 0.94–0.95% against
-	// 1.14% on medium and 0.82–0.84% against 1.04% on hard, with faster
-	// descents (52 against 42 kicks in the time). The best move of the
-	// first move kind (1.13 / 1.03%), of three positions (1.04 / 0.89%)
-	// or of the whole scan (1.84 / 1.37%) did worse, and so did TSPTW
-	// (easy, neighbour lists: 0.53 against 0.42%; medium: the same).
+	// that has one (over all neighbourhoods), not its first: their local
+	// optima are better and reached sooner. TSPTW did not gain from it
+	// (docs/experiments.md).
 	posBest := first && !repair && !st.tsptw
 	se.sc.posFound = false
 	se.sc.prune, se.sc.insBlocked, se.sc.swapBlocked, se.sc.infeasible = nil, nil, nil, false
@@ -497,51 +490,21 @@ func (se *search) apply(m move) {
 
 // acceptDL lets a TSPDL kick start from the last kick's local optimum when
 // that is within this fraction of the best tour's length (a record-to-record
-// acceptance); an improvement of the best restarts from the best. On the
-// first 1,000 instances of the paper's TSPDL-50 sets (shipped models'
-// tours, 4 starts, kicks for 8 ms of CPU per instance) it gave medium
-// 1.04% against 1.11–1.14% and hard 1.00% against 1.06% with kicks from
-// the best tour only; 0.3–1% did about as well, 2% and 5% worse. With the
-// position-best descents (scan) it still gave 0.93 against 0.96% and 0.80
-// against 0.87%. TSPTW showed no gain (easy: 0.41–0.44% with 0.3, 0.5 and
-// 1%, 0.41% without; medium 0.56 against 0.47–0.59%). Once the TSPDL
-// scans were 1.7× faster, with two starts (the tours of `--aug 2`) and
-// about 150 kicks per instance, a wider band paid: 150 kicks of 18
-// bridges on the first 1,000 medium instances gave 0.48% with 1.5 and 2%
-// against 0.52% with 1% and 0.54% with 0.5% (22 bridges: 0.45% with 1 or
-// 2%); on hard 1.5% gave 0.54 against 0.59% with 0.5% (and 0.51% with 22
-// bridges). 1.5% sits between 1 and 2%, which did alike. At 12 ms per
-// instance, 1.5% and 22 bridges gave medium 0.517–0.518% against
-// 0.550–0.555% with 0.5% and 18 (1%, 2% and 3% with 22: 0.47–0.50%, within
-// these time-based runs' spread).
+// acceptance); an improvement of the best restarts from the best. Walking
+// among near-best optima escapes basins that kicks from the best alone do
+// not; the band was tuned at about 150 kicks per instance, and TSPTW did not
+// gain from any band (docs/experiments.md).
 const acceptDL = 0.015
 
 // kickBridge bounds the runs a kick exchanges (1–kickBridge nodes each) and
 // kickMovesTW / kickMovesDL how many exchanges a kick applies. Double
 // bridges (A B C D → A C B D) keep every run's direction, which time
-// windows and draft limits both favour, and a descent rarely undoes them.
-// On the first 1,000 instances of the paper's n = 50 sets (shipped models'
-// tours, 8 starts, 20 kicks), against kicks of random 2-opt, or-opt,
-// relocate and swap moves reaching up to 30 positions: TSPTW medium 0.50%
-// against 0.62%, TSPDL medium 1.61 against 1.67%, TSPDL hard 1.66 against
-// 1.72%, TSPTW easy 0.39 against 0.35%, at the same time per kick; runs of
-// up to 4 or 15 nodes did worse than 8, and 6 or 30 exchanges per kick
-// worse than 20 on TSPTW. Earlier, with the random-move kicks, TSPTW
-// gained from large kicks (easy 0.66% gap with 8 moves, 0.57% with 12, 0.52%
-// with 20) and TSPDL less. With the merging of local optima (mergeInto),
-// TSPDL gains from 18 exchanges against 12 (first 1,000 instances, 4
-// starts, 8 ms per instance: medium 1.04 against 1.10%, hard 1.00 against
-// 1.05%; 24: 1.08 and 1.00%). With the neighbour lists (TSPTW) 12 and 28
-// exchanges gave easy 0.46 and 0.40%, medium 0.56 and 0.49%, against
-// 0.41–0.44% and 0.47–0.51% with 20; with the position-best TSPDL
-// descents 12 and 26 gave medium 0.96% both against 0.93–0.96% with 18,
-// and runs of up to 4 or 12 nodes 1.12 and 1.14% against 0.96% with 8.
-// With about 150 kicks per instance TSPDL took 22 (see acceptDL; at 12 ms
-// per instance, with a 0.5% band, 14 did worse, 0.60 against 0.55% with
-// 18; with 1.5%, 26 did about as well as 22, 0.51%). Where kickTries
-// random bridges find none feasible (tight windows, as on hard TSPTW), the
-// kick falls back to as many tries of random moves of the
-// scanned neighbourhoods reaching up to kickReach positions.
+// windows and draft limits both favour, and a descent rarely undoes them;
+// the sizes were tuned per problem on the paper's n = 50 sets
+// (docs/experiments.md). Where kickTries random bridges find none feasible
+// (tight windows, as on hard TSPTW), the kick falls back to as many tries
+// of random moves of the scanned neighbourhoods reaching up to kickReach
+// positions.
 const (
 	kickBridge  = 8
 	kickMovesTW = 20
