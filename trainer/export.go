@@ -17,7 +17,7 @@ import (
 )
 
 // ModelCardFile is the model card written beside the ONNX files.
-const ModelCardFile = "MODEL_CARD.md"
+const ModelCardFile = features.ModelCardFile
 
 // Hardware describes this machine and the backend in one line, e.g.
 // "linux/amd64, 2 CPUs (Intel Xeon ...), backend onnx".

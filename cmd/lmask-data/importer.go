@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/atomicfile"
 )
 
 func init() {
@@ -133,8 +134,14 @@ func importBenchmark(c *cli.Context, in, out, format string) error {
 	if refPath == "" && len(bm.References) > 0 {
 		refPath = strings.TrimSuffix(out, ".parquet") + ".refs.parquet"
 	}
-	if refPath == out {
-		return fmt.Errorf("import: --references must differ from --out")
+	if refPath != "" {
+		// The default name is known only now: check it as guard checks --out.
+		if err := atomicfile.CheckDest(refPath); err != nil {
+			return fmt.Errorf("import: --references: %w", err)
+		}
+		if err := atomicfile.Distinct("references", refPath, atomicfile.Input{Flag: "out", Path: out}, atomicfile.Input{Flag: "in", Path: in}); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
 	}
 	if err := datasets.WriteInstances(out, bm.Dataset.Meta, bm.Dataset.Instances, bm.Dataset.KnownTours, datasets.WriterOptions{}); err != nil {
 		return fmt.Errorf("import: %w", err)

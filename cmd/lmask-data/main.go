@@ -52,9 +52,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 // inputFlags are the flags that name files a command reads.
 var inputFlags = []string{"in", "instances", "solutions", "reference"}
 
+// outputFlags are the flags that name files a command writes.
+var outputFlags = []string{"out", "references"}
+
 // guard checks, before any command runs, what its flags alone tell: a
-// --workers that is not negative, an --out whose folder exists and that
-// names none of the command's input files.
+// --workers that is not negative, outputs whose folders exist, that are
+// regular files or new, and that name none of the command's input files
+// nor each other.
 func guard(c *cli.Context) error {
 	has := map[string]bool{}
 	for _, f := range c.Command.Flags {
@@ -66,21 +70,24 @@ func guard(c *cli.Context) error {
 	if has["workers"] && c.Int("workers") < 0 {
 		return fmt.Errorf("%s: flag --workers: %d, want ≥ 0 (0 = number of CPUs)", name, c.Int("workers"))
 	}
-	if !has["out"] || c.String("out") == "" {
-		return nil
-	}
-	out := c.String("out")
-	if err := atomicfile.CheckDest(out); err != nil {
-		return fmt.Errorf("%s: flag --out: %w", name, err)
-	}
-	var inputs []atomicfile.Input
+	var taken []atomicfile.Input
 	for _, f := range inputFlags {
 		if has[f] {
-			inputs = append(inputs, atomicfile.Input{Flag: f, Path: c.String(f)})
+			taken = append(taken, atomicfile.Input{Flag: f, Path: c.String(f)})
 		}
 	}
-	if err := atomicfile.Distinct("out", out, inputs...); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	for _, f := range outputFlags {
+		if !has[f] || c.String(f) == "" {
+			continue
+		}
+		out := c.String(f)
+		if err := atomicfile.CheckDest(out); err != nil {
+			return fmt.Errorf("%s: flag --%s: %w", name, f, err)
+		}
+		if err := atomicfile.Distinct(f, out, taken...); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		taken = append(taken, atomicfile.Input{Flag: f, Path: out})
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/lmask/lmask/engine"
 	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/models/features"
 )
 
 // DefaultBudget is the backtrack budget R used when --budget is not given
@@ -131,6 +132,7 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 	// Outputs: their folders must exist (checked before hours of solving),
 	// and none may overwrite an input or an output checked before it.
 	taken := []atomicfile.Input{{Flag: "data", Path: cfg.data}, {Flag: "reference", Path: cfg.reference}}
+	taken = append(taken, atomicfile.DirInputs("model", cfg.model, features.ModelFiles...)...)
 	for _, o := range []atomicfile.Input{{Flag: "out", Path: cfg.out}, {Flag: "metrics-json", Path: cfg.metrics}} {
 		if o.Path == "" {
 			continue

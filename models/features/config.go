@@ -81,6 +81,12 @@ func (c Config) QueryInputs() int {
 // ConfigFile is the name of the configuration file in a model directory.
 const ConfigFile = "config.json"
 
+// ModelCardFile is the model card written beside the ONNX files.
+const ModelCardFile = "MODEL_CARD.md"
+
+// ModelFiles lists the files of a model directory.
+var ModelFiles = []string{EncoderFile, DecoderFile, ConfigFile, ModelCardFile}
+
 // ReadConfig reads dir/config.json and validates it.
 func ReadConfig(dir string) (Config, error) {
 	path := filepath.Join(dir, ConfigFile)
