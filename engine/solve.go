@@ -75,14 +75,25 @@ type Tour struct {
 	Failed        bool
 	Violation     float64
 	ViolatedNodes int
-	Backtracks    int
+	// Excess is Σ max(0, v − Tol) over the nodes (lazymask.Verdict).
+	Excess     float64
+	Backtracks int
+}
+
+// Verdict returns the tour's ranking facts (lazymask.Compare).
+func (t Tour) Verdict() lazymask.Verdict {
+	if t.Failed {
+		return lazymask.Verdict{}
+	}
+	return lazymask.Verdict{Complete: true, Feasible: t.Feasible, Cost: t.Cost, Excess: t.Excess, ViolatedNodes: t.ViolatedNodes}
 }
 
 // Solution is the outcome for one instance.
 type Solution struct {
-	// Best is the cheapest feasible tour; if none is feasible, the complete
-	// tour with the fewest violated nodes (then least violation, then
-	// cost); if no tour completed, a Failed tour without nodes.
+	// Best is the first best tour in the order of lazymask.Compare: the
+	// cheapest feasible tour; if none is feasible, the complete tour of
+	// least excess violation; if no tour completed, a Failed tour without
+	// nodes.
 	Best Tour
 	// Tours holds every decoded tour when SolveOptions.AllTours is set.
 	Tours []Tour
@@ -314,7 +325,7 @@ func (w *worker) solveBatch(o SolveOptions, insts []*lazymask.Instance, lo, hi i
 			if t.Feasible {
 				sol.Feasible++
 			}
-			if better(t, sol.Best) {
+			if lazymask.Compare(t.Verdict(), sol.Best.Verdict()) < 0 {
 				sol.Best = t
 			}
 			if o.AllTours {
@@ -342,32 +353,8 @@ func verify(orig *lazymask.Instance, tr *lazymask.Trajectory, aug, sample int) (
 	}
 	t.Nodes = tr.Tour
 	t.Cost, t.Feasible = res.Cost, res.Feasible
-	t.Violation, t.ViolatedNodes = res.TotalViolation, res.ViolatedNodes
+	t.Violation, t.ViolatedNodes, t.Excess = res.TotalViolation, res.ViolatedNodes, res.Verdict().Excess
 	return t, nil
-}
-
-// better reports whether a should replace the current best b: feasible
-// beats infeasible, complete beats failed, then fewer violated nodes, less
-// violation, lower cost; ties keep the earlier tour.
-func better(a, b Tour) bool {
-	if a.Failed != b.Failed {
-		return !a.Failed
-	}
-	if a.Failed {
-		return false
-	}
-	if a.Feasible != b.Feasible {
-		return a.Feasible
-	}
-	if !a.Feasible {
-		if a.ViolatedNodes != b.ViolatedNodes {
-			return a.ViolatedNodes < b.ViolatedNodes
-		}
-		if a.Violation != b.Violation {
-			return a.Violation < b.Violation
-		}
-	}
-	return a.Cost < b.Cost
 }
 
 var inf = math.Inf(1)

@@ -120,29 +120,19 @@ func TestSolveOptionErrors(t *testing.T) {
 	}
 }
 
-func TestBetter(t *testing.T) {
-	inf := math.Inf(1)
-	failed := Tour{Failed: true, Cost: inf}
-	feas := func(c float64) Tour { return Tour{Feasible: true, Cost: c} }
-	infeas := func(nodes int, v, c float64) Tour { return Tour{ViolatedNodes: nodes, Violation: v, Cost: c} }
-	tests := []struct {
-		name string
-		a, b Tour
-		want bool
-	}{
-		{"complete beats failed", infeas(3, 1, 9), failed, true},
-		{"failed never beats", failed, failed, false},
-		{"feasible beats infeasible", feas(9), infeas(1, 0.1, 1), true},
-		{"infeasible never beats feasible", infeas(0, 0, 1), feas(9), false},
-		{"cheaper feasible", feas(1), feas(2), true},
-		{"tie keeps earlier", feas(2), feas(2), false},
-		{"fewer violated nodes", infeas(1, 5, 9), infeas(2, 0.1, 1), true},
-		{"less violation", infeas(2, 0.1, 9), infeas(2, 0.2, 1), true},
+// TestTourVerdict: a failed tour ranks last, and the other facts reach the
+// verdict that lazymask.Compare orders by.
+func TestTourVerdict(t *testing.T) {
+	failed := Tour{Failed: true, Cost: math.Inf(1)}
+	if v := failed.Verdict(); v != (lazymask.Verdict{}) {
+		t.Fatalf("failed tour: %+v", v)
 	}
-	for _, tc := range tests {
-		if got := better(tc.a, tc.b); got != tc.want {
-			t.Errorf("%s: better = %v", tc.name, got)
-		}
+	tr := Tour{Cost: 3, ViolatedNodes: 2, Violation: 0.5, Excess: 0.4}
+	if v := tr.Verdict(); v != (lazymask.Verdict{Complete: true, Cost: 3, Excess: 0.4, ViolatedNodes: 2}) {
+		t.Fatalf("infeasible tour: %+v", v)
+	}
+	if lazymask.Compare(tr.Verdict(), failed.Verdict()) >= 0 {
+		t.Fatal("a complete tour must rank before a failed one")
 	}
 }
 
@@ -183,7 +173,7 @@ func TestSolveAugSubset(t *testing.T) {
 				if want := full[i].Tours[a]; !reflect.DeepEqual(tr, want) {
 					t.Fatalf("aug %d, instance %d, transform %d: tour %v, the eight-transform solve has %v", k, i, a, tr.Nodes, want.Nodes)
 				}
-				if better(tr, best) {
+				if lazymask.Compare(tr.Verdict(), best.Verdict()) < 0 {
 					best = tr
 				}
 			}

@@ -1,7 +1,6 @@
 package localsearch
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -46,8 +45,8 @@ func Improve(inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
 //
 // Repeated tours are searched once. When any start is feasible the
 // infeasible ones are skipped; otherwise each is repaired. The starts are
-// taken best first (feasible ones by cost; infeasible ones by excess
-// violation Σ max(0, v − Tol), the measure repair minimises, then cost),
+// taken best first in the order of lazymask.Compare (feasible ones by
+// cost; infeasible ones by excess violation, the measure repair minimises),
 // at most Options.MaxStarts of them (0 = all); each descends to
 // a local optimum of every neighbourhood, and the best of those is
 // perturbed Options.Kicks times. Result.Start*
@@ -69,10 +68,10 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 		return Result{}, fmt.Errorf("improve %s: no starting tour", inst.Name)
 	}
 	type cand struct {
-		tour   []int
-		chk    lazymask.Result
-		excess float64 // Σ max(0, v − Tol): the measure the search repairs
-		index  int
+		tour  []int
+		chk   lazymask.Result
+		v     lazymask.Verdict
+		index int
 	}
 	var cands []cand
 	anyFeasible := false
@@ -88,24 +87,13 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 		if slices.ContainsFunc(cands, func(c cand) bool { return slices.Equal(c.tour, tour) }) {
 			continue
 		}
-		ex := 0.0
-		for _, v := range chk.Violation {
-			if v > lazymask.Tol {
-				ex += v - lazymask.Tol
-			}
-		}
-		cands = append(cands, cand{tour, chk, ex, k})
+		cands = append(cands, cand{tour, chk, chk.Verdict(), k})
 		anyFeasible = anyFeasible || chk.Feasible
 	}
 	if anyFeasible {
 		cands = slices.DeleteFunc(cands, func(c cand) bool { return !c.chk.Feasible })
 	}
-	slices.SortStableFunc(cands, func(a, b cand) int {
-		if a.chk.Feasible {
-			return cmp.Compare(a.chk.Cost, b.chk.Cost)
-		}
-		return cmp.Or(cmp.Compare(a.excess, b.excess), cmp.Compare(a.chk.Cost, b.chk.Cost))
-	})
+	slices.SortStableFunc(cands, func(a, b cand) int { return lazymask.Compare(a.v, b.v) })
 	if opt.MaxStarts > 0 && len(cands) > opt.MaxStarts {
 		cands = cands[:opt.MaxStarts]
 	}
