@@ -3,10 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -16,13 +20,17 @@ func exportCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "export",
 		Usage:     "export a checkpoint as an ONNX model directory",
-		UsageText: "lmask-train export --checkpoint DIR --out MODELDIR [--backend go]",
+		UsageText: "lmask-train export --checkpoint DIR --out MODELDIR [--backend go] [--force]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "checkpoint", Required: true, Usage: "run directory (or checkpoint file)"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "model directory to write"},
 			&cli.StringFlag{Name: "backend", Value: "go", Usage: "backend used to load the weights (go needs no native library)"},
+			&cli.BoolFlag{Name: "force", Usage: "replace the model (ONNX files, config.json, MODEL_CARD.md) already in --out"},
 		},
 		Action: func(c *cli.Context) error {
+			if err := checkExportDir(c.String("checkpoint"), c.String("out"), c.Bool("force")); err != nil {
+				return err
+			}
 			mc, err := trainer.ExportCheckpoint(c.String("checkpoint"), c.String("out"), c.String("backend"))
 			if err != nil {
 				return err
@@ -47,6 +55,9 @@ func curveCommand(stdout io.Writer) *cli.Command {
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return fmt.Errorf("curve: name at least one run directory (or metrics.jsonl file)")
+			}
+			if err := checkCurveOut(c.String("out"), c.Args().Slice()); err != nil {
+				return fmt.Errorf("curve: %w", err)
 			}
 			var stages [][]trainer.Record
 			for _, dir := range c.Args().Slice() {
@@ -75,4 +86,56 @@ func curveCommand(stdout io.Writer) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// checkExportDir checks, before the checkpoint is loaded, that the model
+// files export writes into out are regular files or new, that none of them
+// is the checkpoint, and that out holds no model yet unless force is set:
+// a shipped model and its card are never replaced by accident.
+func checkExportDir(checkpoint, out string, force bool) error {
+	st, err := os.Stat(out)
+	if err != nil {
+		return nil // a new folder: export makes it
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("export: --out %s is not a folder", out)
+	}
+	ck := checkpoint
+	if st, err := os.Stat(ck); err == nil && st.IsDir() {
+		ck = filepath.Join(ck, trainer.CheckpointFile)
+	}
+	var held []string
+	for _, f := range features.ModelFiles {
+		p := filepath.Join(out, f)
+		if err := atomicfile.CheckDest(p); err != nil {
+			return fmt.Errorf("export: --out: %w", err)
+		}
+		if err := atomicfile.Distinct("out", p, atomicfile.Input{Flag: "checkpoint", Path: ck}); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		if _, err := os.Lstat(p); err == nil {
+			held = append(held, f)
+		}
+	}
+	if len(held) > 0 && !force {
+		return fmt.Errorf("export: --out %s already holds a model (%s); pass --force to replace it", out, strings.Join(held, ", "))
+	}
+	return nil
+}
+
+// checkCurveOut checks the picture's path before the runs are read: a
+// regular file or a new one, and none of the metrics logs it is drawn from.
+func checkCurveOut(out string, runs []string) error {
+	if err := atomicfile.CheckDest(out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	var inputs []atomicfile.Input
+	for _, r := range runs {
+		if st, err := os.Stat(r); err == nil && st.IsDir() {
+			inputs = append(inputs, atomicfile.Input{Flag: "run", Path: filepath.Join(r, trainer.MetricsFile), What: trainer.MetricsFile})
+		} else {
+			inputs = append(inputs, atomicfile.Input{Flag: "run", Path: r})
+		}
+	}
+	return atomicfile.Distinct("out", out, inputs...)
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/lmask/lmask/models/features"
+	"github.com/lmask/lmask/trainer"
+)
+
+// export into a folder that holds a model needs --force; the card is left
+// as it was otherwise. Model files that are FIFOs or the checkpoint itself
+// are refused before the checkpoint is read.
+func TestExportRefusesToReplace(t *testing.T) {
+	dir := t.TempDir()
+	run1 := filepath.Join(dir, "run")
+	var stdout, stderr bytes.Buffer
+	train := []string{"lmask-train", "--problem", "tsptw", "--size", "6", "--hardness", "easy", "--out", run1,
+		"--batch", "2", "--samples", "2", "--layers", "1", "--d-model", "8", "--heads", "2", "--ffn", "8",
+		"--backend", "go", "--steps", "1", "--no-export"}
+	if err := run(context.Background(), train, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	export := func(out string, extra ...string) error {
+		return run(context.Background(), append([]string{"lmask-train", "export", "--checkpoint", run1, "--out", out}, extra...), &stdout, &stderr)
+	}
+	model := filepath.Join(dir, "model")
+	if err := export(model); err != nil {
+		t.Fatal(err)
+	}
+	card := filepath.Join(model, features.ModelCardFile)
+	if err := os.WriteFile(card, []byte("shipped card"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := export(model)
+	if err == nil || !strings.Contains(err.Error(), "already holds a model (encoder.onnx, decoder.onnx, config.json, MODEL_CARD.md); pass --force") {
+		t.Errorf("second export: %v", err)
+	}
+	if b, _ := os.ReadFile(card); string(b) != "shipped card" {
+		t.Errorf("card replaced without --force: %q", b)
+	}
+	// A folder holding only a card is a model folder too.
+	cardOnly := filepath.Join(dir, "card-only")
+	os.Mkdir(cardOnly, 0o755)
+	os.WriteFile(filepath.Join(cardOnly, features.ModelCardFile), []byte("x"), 0o644)
+	if err := export(cardOnly); err == nil || !strings.Contains(err.Error(), "already holds a model (MODEL_CARD.md)") {
+		t.Errorf("export over a card: %v", err)
+	}
+	if err := export(model, "--force"); err != nil {
+		t.Fatalf("--force: %v", err)
+	}
+	if b, _ := os.ReadFile(card); !strings.Contains(string(b), "TSPTW-6 easy") {
+		t.Errorf("card after --force: %q", b)
+	}
+
+	fifoDir := filepath.Join(dir, "fifo-dir")
+	os.Mkdir(fifoDir, 0o755)
+	if err := syscall.Mkfifo(filepath.Join(fifoDir, features.DecoderFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := export(fifoDir, "--force"); err == nil || !strings.Contains(err.Error(), "is a named pipe (FIFO)") {
+		t.Errorf("export over a FIFO: %v", err)
+	}
+	// A checkpoint file stored under a model file's name, exported into its
+	// own folder.
+	ckDir := filepath.Join(dir, "ck")
+	os.Mkdir(ckDir, 0o755)
+	raw, err := os.ReadFile(filepath.Join(run1, trainer.CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := filepath.Join(ckDir, features.ConfigFile)
+	os.WriteFile(ck, raw, 0o644)
+	err = run(context.Background(), []string{"lmask-train", "export", "--checkpoint", ck, "--out", ckDir, "--force"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "is the --checkpoint file") {
+		t.Errorf("export over its checkpoint: %v", err)
+	}
+	if b, _ := os.ReadFile(ck); !bytes.Equal(b, raw) {
+		t.Error("checkpoint changed")
+	}
+
+	// curve may not write over the metrics it reads, nor over a FIFO.
+	metrics := filepath.Join(run1, trainer.MetricsFile)
+	before, _ := os.ReadFile(metrics)
+	err = run(context.Background(), []string{"lmask-train", "curve", "--out", metrics, run1}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "is --run's metrics.jsonl") {
+		t.Errorf("curve over its metrics: %v", err)
+	}
+	if after, _ := os.ReadFile(metrics); !bytes.Equal(before, after) {
+		t.Error("metrics changed")
+	}
+	err = run(context.Background(), []string{"lmask-train", "curve", "--out", filepath.Join(fifoDir, features.DecoderFile), run1}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "is a named pipe (FIFO)") {
+		t.Errorf("curve over a FIFO: %v", err)
+	}
+}
