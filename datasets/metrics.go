@@ -2,16 +2,19 @@ package datasets
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/lmask/lmask/lazymask"
 )
 
-// Metrics are the paper's evaluation numbers for a set of tours. Feasibility
-// and lengths come only from replaying each tour with lazymask.Check; the
-// flags and costs a solutions file records are ignored, except the costs of
-// the reference (used for gaps, as the paper does).
+// Metrics are the paper's evaluation numbers for a set of tours
+// (lmask-reference §8). Feasibility and lengths come only from replaying
+// each tour with lazymask.Check; the flags and costs a solutions file
+// records are ignored, except the costs of the reference, which the paper
+// takes as given (PyVRP and LKH costs), whether or not its tour passes the
+// checker.
 type Metrics struct {
 	// Instances is the number of instances; Rows the number of solution
 	// rows; Tours the rows that carry a complete tour.
@@ -31,132 +34,269 @@ type Metrics struct {
 	// InstInfeasible is the share of instances without any feasible tour.
 	InstInfeasible float64
 	// Obj is the mean, over instances with a feasible tour, of the best
-	// feasible length (normalised units); NaN when there is none.
-	Obj      float64
-	ObjCount int
-	// Gap is the mean over instances of (best − ref)/ref (a fraction, not a
-	// percentage), over instances where both are finite; NaN when none.
+	// feasible length (normalised units); ObjOrig the same in the
+	// instances' original units (× Scale); NaN when there is none.
+	Obj, ObjOrig float64
+	ObjCount     int
+	// Gap is the paper's gap: the mean of (best − ref)/ref (a fraction,
+	// not a percentage) over the instances that have a best feasible tour
+	// and a finite reference cost, whether or not the reference tour
+	// itself passes the checker; NaN when none.
 	Gap      float64
 	GapCount int
+	// GapFeasibleRef is the same mean over only those of the GapCount
+	// instances whose reference row has a tour that lazymask.Check
+	// accepts (reference tours that break a constraint may be shorter
+	// than any feasible tour); NaN when none.
+	GapFeasibleRef      float64
+	GapFeasibleRefCount int
+	// References counts the instances with a finite reference cost;
+	// RefInfeasible those whose reference tour fails lazymask.Check and
+	// RefWithoutTour those whose reference row has a cost but no tour.
+	References, RefInfeasible, RefWithoutTour int
 	// MeanLength is the mean replayed length of every complete tour
 	// (feasible or not); NaN when there is none.
 	MeanLength float64
-	// Best is the best feasible length per instance (+Inf when none).
+	// Best is the best feasible length per instance (+Inf when none),
+	// filled by Evaluate only.
 	Best []float64 `json:"-"`
 }
 
-// Evaluate replays every tour of sols on its instance and computes Metrics.
-// refs (may be nil) supplies reference costs: per instance the smallest
-// finite Cost among its rows. A solution naming an instance out of range
-// or carrying a malformed tour is an error naming the row and field.
-func Evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution) (Metrics, error) {
-	m := Metrics{Instances: len(insts), Rows: len(sols), Best: make([]float64, len(insts))}
-	for i := range m.Best {
-		m.Best[i] = math.Inf(1)
+// Tally computes Metrics from a stream: instances are added one at a time
+// (AddInstance), then their solution rows (AddRow) and any further tours
+// that compete for an instance's best length without counting as rows
+// (AddCandidate, e.g. a local search's result). Only the per-instance best
+// length and reference are kept, so it serves streamed files of any size.
+type Tally struct {
+	n        int
+	ref      []float64 // per instance: best finite reference cost (+Inf: none); nil without references
+	refRow   []int64   // the reference row that gave ref
+	refTour  [][]int   // its tour (nil: none)
+	added    []bool
+	named    []bool
+	best     []float64
+	scale    []float64
+	m        Metrics
+	sumLen   float64
+	resolved bool
+}
+
+// NewTally returns a Tally for a set of n instances (indices 0..n−1).
+// refs (nil: no gap) are reference rows: per instance the row of least
+// finite Cost is the reference. A reference row naming an instance out of
+// range is a *RowError of file "reference".
+func NewTally(n int, refs []Solution) (*Tally, error) {
+	t := &Tally{n: n, added: make([]bool, n), named: make([]bool, n), best: make([]float64, n), scale: make([]float64, n)}
+	for i := range t.best {
+		t.best[i] = math.Inf(1)
 	}
-	// Rows are replayed instance by instance on a fresh copy, so the
-	// checker's cached matrices do not pile up (100k instances × N² floats).
-	order := make([][]int, len(insts))
-	named := make([]bool, len(insts))
-	for r := range sols {
-		s := &sols[r]
-		if s.Instance < 0 || s.Instance >= int64(len(insts)) {
-			return m, &rowError{File: "solutions", Row: int64(r), Field: "instance",
-				Err: fmt.Errorf("instance %d out of range [0,%d) (size mismatch with the instances)", s.Instance, len(insts))}
-		}
-		named[s.Instance] = true
-		if s.Tour == nil {
-			m.MissingTours++
-			continue
-		}
-		order[s.Instance] = append(order[s.Instance], r)
+	if refs == nil {
+		return t, nil
 	}
-	for _, ok := range named {
-		if !ok {
-			m.Unsolved++
-		}
+	t.ref, t.refRow, t.refTour = make([]float64, n), make([]int64, n), make([][]int, n)
+	for i := range t.ref {
+		t.ref[i], t.refRow[i] = math.Inf(1), -1
 	}
-	sumLen := 0.0
-	for i, rows := range order {
-		if len(rows) == 0 {
-			continue
+	for r := range refs {
+		s := &refs[r]
+		if s.Instance < 0 || s.Instance >= int64(n) {
+			return nil, &RowError{File: "reference", Row: int64(r), Field: "instance",
+				Err: fmt.Errorf("instance %d out of range [0,%d) (size mismatch with the instances)", s.Instance, n)}
 		}
-		inst := insts[i].Clone()
-		for _, r := range rows {
-			s := &sols[r]
-			res, err := lazymask.Check(inst, s.Tour)
-			var te *lazymask.TourError
-			if asTourError(err, &te) {
-				return m, &rowError{File: "solutions", Row: int64(r), Field: "tour", Err: fmt.Errorf("instance %d: %w", s.Instance, err)}
-			}
-			m.Tours++
-			sumLen += res.Cost
-			m.MaxViolation = math.Max(m.MaxViolation, res.TotalViolation)
-			if res.Feasible {
-				m.FeasibleTours++
-				m.Best[i] = math.Min(m.Best[i], res.Cost)
-			} else {
-				m.ViolatingTours++
-			}
+		if !math.IsNaN(s.Cost) && !math.IsInf(s.Cost, 0) && s.Cost < t.ref[s.Instance] {
+			t.ref[s.Instance], t.refRow[s.Instance], t.refTour[s.Instance] = s.Cost, int64(r), s.Tour
 		}
 	}
-	ref, err := referenceCosts(len(insts), refs)
-	if err != nil {
-		return m, err
+	return t, nil
+}
+
+// AddInstance counts instance index (inst is the instance itself) and
+// replays its reference tour, if any, with lazymask.Check. It must come
+// before the instance's rows; adding an instance twice is an error, and so
+// is a malformed reference tour (a *RowError of file "reference").
+func (t *Tally) AddInstance(index int64, inst *lazymask.Instance) error {
+	if err := t.inRange(index); err != nil {
+		return err
 	}
-	m.Obj, m.Gap, m.MeanLength = math.NaN(), math.NaN(), math.NaN()
+	if t.added[index] {
+		return fmt.Errorf("metrics: instance %d added twice", index)
+	}
+	t.added[index], t.scale[index] = true, inst.Scale
+	t.m.Instances++
+	if t.ref == nil || math.IsInf(t.ref[index], 1) {
+		return nil
+	}
+	t.m.References++
+	tour := t.refTour[index]
+	if tour == nil {
+		t.m.RefWithoutTour++
+		return nil
+	}
+	res, err := lazymask.Check(inst, tour)
+	var te *lazymask.TourError
+	if asTourError(err, &te) {
+		return &RowError{File: "reference", Row: t.refRow[index], Field: "tour", Err: fmt.Errorf("instance %d: %w", index, err)}
+	}
+	if !res.Feasible {
+		t.m.RefInfeasible++
+		t.refTour[index] = nil // Metrics counts only checked-feasible reference tours
+	}
+	return nil
+}
+
+// AddRow counts one solution row of an added instance: tour nil is a row
+// without a tour; a complete tour is replayed with lazymask.Check, whose
+// Result it returns. A malformed tour returns the *lazymask.TourError
+// (wrapped) and is not counted.
+func (t *Tally) AddRow(index int64, inst *lazymask.Instance, tour []int) (lazymask.Result, error) {
+	return t.add(index, inst, tour, true)
+}
+
+// AddCandidate replays a further tour of an added instance that competes
+// for its best feasible length without counting as a solution row (the
+// rate of infeasible solutions stays the decoder's).
+func (t *Tally) AddCandidate(index int64, inst *lazymask.Instance, tour []int) (lazymask.Result, error) {
+	return t.add(index, inst, tour, false)
+}
+
+func (t *Tally) add(index int64, inst *lazymask.Instance, tour []int, row bool) (lazymask.Result, error) {
+	if err := t.inRange(index); err != nil {
+		return lazymask.Result{}, err
+	}
+	if !t.added[index] {
+		return lazymask.Result{}, fmt.Errorf("metrics: row of instance %d before the instance", index)
+	}
+	if tour == nil {
+		if row {
+			t.named[index] = true
+			t.m.Rows++
+			t.m.MissingTours++
+		}
+		return lazymask.Result{}, nil
+	}
+	res, err := lazymask.Check(inst, tour)
+	var te *lazymask.TourError
+	if asTourError(err, &te) {
+		return res, fmt.Errorf("instance %d: %w", index, err)
+	}
+	if res.Feasible {
+		t.best[index] = math.Min(t.best[index], res.Cost)
+	}
+	if !row {
+		return res, nil
+	}
+	t.named[index] = true
+	t.m.Rows++
+	t.m.Tours++
+	t.sumLen += res.Cost
+	t.m.MaxViolation = math.Max(t.m.MaxViolation, res.TotalViolation)
+	if res.Feasible {
+		t.m.FeasibleTours++
+	} else {
+		t.m.ViolatingTours++
+	}
+	return res, nil
+}
+
+func (t *Tally) inRange(index int64) error {
+	if index < 0 || index >= int64(t.n) {
+		return fmt.Errorf("metrics: instance %d out of range [0,%d)", index, t.n)
+	}
+	return nil
+}
+
+// Best returns the best feasible length of instance index so far (+Inf
+// when none).
+func (t *Tally) Best(index int64) float64 { return t.best[index] }
+
+// Metrics returns the metrics of everything added so far.
+func (t *Tally) Metrics() Metrics {
+	m := t.m
+	m.Best = nil
+	m.Obj, m.ObjOrig, m.Gap, m.GapFeasibleRef, m.MeanLength = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	if m.Rows > 0 {
 		m.SolInfeasible = float64(m.Rows-m.FeasibleTours) / float64(m.Rows)
 	}
 	if m.Tours > 0 {
-		m.MeanLength = sumLen / float64(m.Tours)
+		m.MeanLength = t.sumLen / float64(m.Tours)
 	}
-	noFeas, sumObj, sumGap := 0, 0.0, 0.0
-	for i, b := range m.Best {
+	noFeas := 0
+	var sumObj, sumOrig, sumGap, sumFeasRef float64
+	for i, b := range t.best {
+		if !t.added[i] {
+			continue
+		}
+		if !t.named[i] {
+			m.Unsolved++
+		}
 		if math.IsInf(b, 1) {
 			noFeas++
 			continue
 		}
 		m.ObjCount++
 		sumObj += b
-		if ref != nil && !math.IsInf(ref[i], 1) && ref[i] > 0 {
-			m.GapCount++
-			sumGap += (b - ref[i]) / ref[i]
+		sumOrig += b * t.scale[i]
+		if t.ref == nil || math.IsInf(t.ref[i], 1) || t.ref[i] <= 0 {
+			continue
+		}
+		g := (b - t.ref[i]) / t.ref[i]
+		m.GapCount++
+		sumGap += g
+		if t.refTour[i] != nil { // replayed feasible by AddInstance
+			m.GapFeasibleRefCount++
+			sumFeasRef += g
 		}
 	}
 	if m.Instances > 0 {
 		m.InstInfeasible = float64(noFeas) / float64(m.Instances)
 	}
 	if m.ObjCount > 0 {
-		m.Obj = sumObj / float64(m.ObjCount)
+		m.Obj, m.ObjOrig = sumObj/float64(m.ObjCount), sumOrig/float64(m.ObjCount)
 	}
 	if m.GapCount > 0 {
 		m.Gap = sumGap / float64(m.GapCount)
 	}
-	return m, nil
+	if m.GapFeasibleRefCount > 0 {
+		m.GapFeasibleRef = sumFeasRef / float64(m.GapFeasibleRefCount)
+	}
+	return m
 }
 
-// referenceCosts returns per instance the smallest finite reference cost
-// (+Inf when none), or nil when refs is nil.
-func referenceCosts(n int, refs []Solution) ([]float64, error) {
-	if refs == nil {
-		return nil, nil
+// Evaluate replays every tour of sols on its instance and computes Metrics
+// with a Tally (every instance added, then its rows). refs (may be nil)
+// are the reference rows (NewTally). A row naming an instance out of range
+// or carrying a malformed tour is a *RowError naming the file ("solutions"
+// or "reference"; callers put in the path), the row and the field.
+func Evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution) (Metrics, error) {
+	t, err := NewTally(len(insts), refs)
+	if err != nil {
+		return Metrics{}, err
 	}
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = math.Inf(1)
-	}
-	for r := range refs {
-		s := &refs[r]
-		if s.Instance < 0 || s.Instance >= int64(n) {
-			return nil, &rowError{File: "reference", Row: int64(r), Field: "instance",
-				Err: fmt.Errorf("instance %d out of range [0,%d) (size mismatch with the instances)", s.Instance, n)}
+	order := make([][]int, len(insts))
+	for r := range sols {
+		s := &sols[r]
+		if s.Instance < 0 || s.Instance >= int64(len(insts)) {
+			return Metrics{}, &RowError{File: "solutions", Row: int64(r), Field: "instance",
+				Err: fmt.Errorf("instance %d out of range [0,%d) (size mismatch with the instances)", s.Instance, len(insts))}
 		}
-		if !math.IsNaN(s.Cost) && s.Cost < out[s.Instance] {
-			out[s.Instance] = s.Cost
+		order[s.Instance] = append(order[s.Instance], r)
+	}
+	for i, rows := range order {
+		// A fresh copy per instance, so the checker's cached matrices do
+		// not pile up (100k instances × N² floats).
+		inst := insts[i].Clone()
+		if err := t.AddInstance(int64(i), inst); err != nil {
+			return Metrics{}, err
+		}
+		for _, r := range rows {
+			if _, err := t.AddRow(int64(i), inst, sols[r].Tour); err != nil {
+				return Metrics{}, &RowError{File: "solutions", Row: int64(r), Field: "tour", Err: err}
+			}
 		}
 	}
-	return out, nil
+	m := t.Metrics()
+	m.Best = t.best
+	return m, nil
 }
 
 // jsonNum is a float that encodes NaN and ±Inf as JSON null.
@@ -171,28 +311,40 @@ func (f jsonNum) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the stable keys instances, tours, rows,
-// sol_infeasible, inst_infeasible, obj, gap, mean_length, feasible_tours,
-// violating_tours, missing_tours, unsolved_instances, max_violation,
-// obj_count and gap_count.
-// Undefined values (NaN) are written as null.
+// sol_infeasible, inst_infeasible, obj, obj_orig, gap, gap_feasible_ref,
+// mean_length, feasible_tours, violating_tours, missing_tours,
+// unsolved_instances, max_violation, obj_count, gap_count,
+// gap_feasible_ref_count, references, ref_infeasible and
+// ref_without_tour. Undefined values (NaN) are written as null.
 func (m Metrics) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Instances      int     `json:"instances"`
-		Tours          int     `json:"tours"`
-		Rows           int     `json:"rows"`
-		SolInfeasible  jsonNum `json:"sol_infeasible"`
-		InstInfeasible jsonNum `json:"inst_infeasible"`
-		Obj            jsonNum `json:"obj"`
-		Gap            jsonNum `json:"gap"`
-		MeanLength     jsonNum `json:"mean_length"`
-		FeasibleTours  int     `json:"feasible_tours"`
-		ViolatingTours int     `json:"violating_tours"`
-		MissingTours   int     `json:"missing_tours"`
-		Unsolved       int     `json:"unsolved_instances"`
-		MaxViolation   jsonNum `json:"max_violation"`
-		ObjCount       int     `json:"obj_count"`
-		GapCount       int     `json:"gap_count"`
-	}{m.Instances, m.Tours, m.Rows, jsonNum(m.SolInfeasible), jsonNum(m.InstInfeasible), jsonNum(m.Obj),
-		jsonNum(m.Gap), jsonNum(m.MeanLength), m.FeasibleTours, m.ViolatingTours, m.MissingTours, m.Unsolved,
-		jsonNum(m.MaxViolation), m.ObjCount, m.GapCount})
+	return json.Marshal(m.jsonFields())
+}
+
+// JSONFields returns the keys and values MarshalJSON writes, for documents
+// that add keys of their own (lmask-infer --metrics-json).
+func (m Metrics) JSONFields() map[string]any {
+	return m.jsonFields()
+}
+
+func (m Metrics) jsonFields() map[string]any {
+	return map[string]any{
+		"instances": m.Instances, "tours": m.Tours, "rows": m.Rows,
+		"sol_infeasible": jsonNum(m.SolInfeasible), "inst_infeasible": jsonNum(m.InstInfeasible),
+		"obj": jsonNum(m.Obj), "obj_orig": jsonNum(m.ObjOrig), "gap": jsonNum(m.Gap),
+		"gap_feasible_ref": jsonNum(m.GapFeasibleRef), "mean_length": jsonNum(m.MeanLength),
+		"feasible_tours": m.FeasibleTours, "violating_tours": m.ViolatingTours, "missing_tours": m.MissingTours,
+		"unsolved_instances": m.Unsolved, "max_violation": jsonNum(m.MaxViolation),
+		"obj_count": m.ObjCount, "gap_count": m.GapCount, "gap_feasible_ref_count": m.GapFeasibleRefCount,
+		"references": m.References, "ref_infeasible": m.RefInfeasible, "ref_without_tour": m.RefWithoutTour,
+	}
+}
+
+// WithPath puts path in place of the role ("solutions", "reference") that
+// a *RowError in err's chain names as its file, and returns err.
+func WithPath(err error, role, path string) error {
+	var re *RowError
+	if path != "" && errors.As(err, &re) && re.File == role {
+		re.File = path
+	}
+	return err
 }

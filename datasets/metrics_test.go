@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -115,5 +116,110 @@ func TestNormaliseTourPicksFeasibleDirection(t *testing.T) {
 	}
 	if _, _, err := NormaliseTour(in, []int{2, 1, 1, 3}); err == nil {
 		t.Fatal("malformed cycle accepted")
+	}
+}
+
+// TestTallyGapDefinitions pins the two gaps on a case where they differ.
+// Every instance's best tour is 0-1-2-3 (length 4). The references: a
+// feasible tour of cost 4 (gap 0), a tour that breaks a window with a
+// recorded cost of 3.2 (gap 0.25: the paper keeps it), a cost without a
+// tour (gap −0.2) and no finite cost (no gap). Gap averages the first three;
+// GapFeasibleRef only the first, whose tour the checker accepts.
+func TestTallyGapDefinitions(t *testing.T) {
+	good, late := []int{0, 1, 2, 3}, []int{0, 3, 2, 1}
+	refs := []Solution{
+		{Instance: 0, Tour: good, Cost: 4},
+		{Instance: 1, Tour: late, Cost: 3.2},
+		{Instance: 1, Tour: good, Cost: 4}, // a dearer row of the same instance: not the reference
+		{Instance: 2, Cost: 5},
+		{Instance: 3, Cost: math.Inf(1)},
+	}
+	tl, err := NewTally(4, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < 4; i++ {
+		in := squareInstance()
+		if err := tl.AddInstance(i, in); err != nil {
+			t.Fatal(err)
+		}
+		row := good
+		if i == 1 {
+			row = late // infeasible row; the feasible tour comes as a candidate
+		}
+		if _, err := tl.AddRow(i, in, row); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			if _, err := tl.AddCandidate(i, in, good); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	m := tl.Metrics()
+	wantGap := (0 + 0.25 - 0.2) / 3
+	if math.Abs(m.Gap-wantGap) > 1e-12 || m.GapCount != 3 {
+		t.Errorf("gap %v over %d, want %v over 3", m.Gap, m.GapCount, wantGap)
+	}
+	if m.GapFeasibleRef != 0 || m.GapFeasibleRefCount != 1 {
+		t.Errorf("gap over feasible references %v over %d, want 0 over 1", m.GapFeasibleRef, m.GapFeasibleRefCount)
+	}
+	if m.References != 3 || m.RefInfeasible != 1 || m.RefWithoutTour != 1 {
+		t.Errorf("references %d, infeasible %d, without tour %d; want 3, 1, 1", m.References, m.RefInfeasible, m.RefWithoutTour)
+	}
+	// The candidate sets instance 1's best but is no row: 1 of 4 rows is
+	// infeasible, and every instance has a feasible tour.
+	if m.Rows != 4 || m.FeasibleTours != 3 || m.SolInfeasible != 0.25 || m.InstInfeasible != 0 || m.Obj != 4 || m.ObjCount != 4 {
+		t.Errorf("rows %+v", m)
+	}
+	js, _ := json.Marshal(m)
+	for _, k := range []string{`"gap_feasible_ref":0,`, `"ref_infeasible":1`, `"gap_feasible_ref_count":1`, `"references":3`} {
+		if !strings.Contains(string(js), k) {
+			t.Errorf("json %s lacks %s", js, k)
+		}
+	}
+	// Evaluate, with the candidate written as a row, gives the same gaps.
+	insts := []*lazymask.Instance{squareInstance(), squareInstance(), squareInstance(), squareInstance()}
+	sols := []Solution{{Instance: 0, Tour: good}, {Instance: 1, Tour: late}, {Instance: 1, Tour: good}, {Instance: 2, Tour: good}, {Instance: 3, Tour: good}}
+	ev, err := Evaluate(insts, sols, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Gap != m.Gap || ev.GapFeasibleRef != m.GapFeasibleRef || ev.RefInfeasible != 1 {
+		t.Errorf("Evaluate: gap %v / %v, tally %v / %v", ev.Gap, ev.GapFeasibleRef, m.Gap, m.GapFeasibleRef)
+	}
+}
+
+// TestTallyErrors: rows before their instance, instances added twice or
+// out of range, malformed reference tours (named by file role and row) and
+// WithPath's relabelling.
+func TestTallyErrors(t *testing.T) {
+	in := squareInstance()
+	if _, err := NewTally(1, []Solution{{Instance: 2, Cost: 1}}); err == nil || !strings.Contains(err.Error(), "reference: row 0: field instance") {
+		t.Errorf("reference out of range: %v", err)
+	}
+	tl, _ := NewTally(2, []Solution{{Instance: 0, Cost: 1}, {Instance: 1, Tour: []int{0, 1, 1, 3}, Cost: 4}})
+	if _, err := tl.AddRow(0, in, []int{0, 1, 2, 3}); err == nil {
+		t.Error("row before its instance accepted")
+	}
+	if err := tl.AddInstance(0, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := tl.AddInstance(0, in); err == nil {
+		t.Error("instance added twice")
+	}
+	if err := tl.AddInstance(5, in); err == nil {
+		t.Error("instance out of range accepted")
+	}
+	err := tl.AddInstance(1, in)
+	var re *RowError
+	if !errors.As(err, &re) || re.File != "reference" || re.Row != 1 || re.Field != "tour" {
+		t.Fatalf("malformed reference tour: %v", err)
+	}
+	if got := WithPath(err, "reference", "refs.parquet").Error(); !strings.HasPrefix(got, "refs.parquet: row 1: field tour: instance 1: malformed tour") {
+		t.Errorf("WithPath: %q", got)
+	}
+	if _, err := tl.AddRow(0, in, []int{0, 2}); err == nil {
+		t.Error("malformed row accepted")
 	}
 }

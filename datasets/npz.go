@@ -177,7 +177,7 @@ func instanceError(file string, row int64, err error) error {
 	if asFieldError(err, &fe) {
 		field = fe.Field
 	}
-	return &rowError{File: file, Row: row, Field: field, Err: err}
+	return &RowError{File: file, Row: row, Field: field, Err: err}
 }
 
 // NormaliseTour turns a closed tour in any rotation and direction into the
@@ -254,12 +254,12 @@ func ImportNPZReferences(path string, insts []*lazymask.Instance) ([]Solution, M
 		}
 		switch {
 		case math.IsNaN(c) || math.IsInf(c, -1) || c < 0:
-			return nil, Metadata{}, &rowError{File: path, Row: int64(i), Field: "costs", Err: fmt.Errorf("cost %v is not a length", c)}
+			return nil, Metadata{}, &RowError{File: path, Row: int64(i), Field: "costs", Err: fmt.Errorf("cost %v is not a length", c)}
 		case math.IsInf(c, 1):
 			s.Cost, s.CostOrig = math.Inf(1), math.Inf(1)
 		default:
 			if inst.N != n {
-				return nil, Metadata{}, &rowError{File: path, Row: int64(i), Field: "solutions",
+				return nil, Metadata{}, &RowError{File: path, Row: int64(i), Field: "solutions",
 					Err: fmt.Errorf("tour has %d nodes, instance has %d (size mismatch)", n, inst.N)}
 			}
 			cycle := make([]int, n)
@@ -268,7 +268,7 @@ func ImportNPZReferences(path string, insts []*lazymask.Instance) ([]Solution, M
 			}
 			tour, res, err := NormaliseTour(inst, cycle)
 			if err != nil {
-				return nil, Metadata{}, &rowError{File: path, Row: int64(i), Field: "solutions", Err: err}
+				return nil, Metadata{}, &RowError{File: path, Row: int64(i), Field: "solutions", Err: err}
 			}
 			s.Tour, s.Feasible, s.Violation, s.ViolatedNodes = tour, res.Feasible, res.TotalViolation, res.ViolatedNodes
 		}

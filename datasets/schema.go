@@ -105,15 +105,19 @@ func toInstanceRow(index int64, in *lazymask.Instance, known []int) instanceRow 
 	return r
 }
 
-// rowError is an error about one row of a file.
-type rowError struct {
+// RowError is an error about one row of a file: File names the file (the
+// path, or a role such as "solutions" or "reference" where the function
+// reading rows does not know it; callers may set the path), Row is the
+// row index and Field the column ("" when the row as a whole is at fault).
+type RowError struct {
 	File  string
 	Row   int64
 	Field string
 	Err   error
 }
 
-func (e *rowError) Error() string {
+// Error reads "FILE: row R: field F: cause".
+func (e *RowError) Error() string {
 	if e.Field != "" {
 		msg := e.Err.Error()
 		if strings.HasPrefix(msg, "field "+e.Field+",") || strings.HasPrefix(msg, "field "+e.Field+":") { // a *lazymask.FieldError names the field itself
@@ -124,12 +128,13 @@ func (e *rowError) Error() string {
 	return fmt.Sprintf("%s: row %d: %v", e.File, e.Row, e.Err)
 }
 
-func (e *rowError) Unwrap() error { return e.Err }
+// Unwrap returns the cause.
+func (e *RowError) Unwrap() error { return e.Err }
 
 // fromInstanceRow converts and validates one row read from file.
 func fromInstanceRow(file string, row int64, r *instanceRow) (*lazymask.Instance, []int, error) {
 	fail := func(field, format string, a ...any) error {
-		return &rowError{File: file, Row: row, Field: field, Err: fmt.Errorf(format, a...)}
+		return &RowError{File: file, Row: row, Field: field, Err: fmt.Errorf(format, a...)}
 	}
 	if r.Index != row {
 		return nil, nil, fail("index", "index %d does not match row position %d", r.Index, row)
@@ -160,7 +165,7 @@ func fromInstanceRow(file string, row int64, r *instanceRow) (*lazymask.Instance
 		if asFieldError(err, &fe) {
 			field = fe.Field
 		}
-		return nil, nil, &rowError{File: file, Row: row, Field: field, Err: err}
+		return nil, nil, &RowError{File: file, Row: row, Field: field, Err: err}
 	}
 	var known []int
 	if len(r.KnownTour) != 0 {
@@ -197,7 +202,7 @@ func toSolutionRow(s *Solution) solutionRow {
 // their instance later (Evaluate), where the instance is known.
 func fromSolutionRow(file string, row int64, r *solutionRow) (Solution, error) {
 	fail := func(field, format string, a ...any) error {
-		return &rowError{File: file, Row: row, Field: field, Err: fmt.Errorf(format, a...)}
+		return &RowError{File: file, Row: row, Field: field, Err: fmt.Errorf(format, a...)}
 	}
 	if r.Instance < 0 {
 		return Solution{}, fail("instance", "negative instance index %d", r.Instance)

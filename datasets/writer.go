@@ -134,13 +134,13 @@ func CreateInstances(path string, meta Metadata, opt WriterOptions) (*InstanceWr
 func (iw *InstanceWriter) Write(inst *lazymask.Instance, knownTour []int) error {
 	row := iw.w.rows
 	if err := inst.Validate(); err != nil {
-		return &rowError{File: iw.w.path, Row: row, Err: err}
+		return &RowError{File: iw.w.path, Row: row, Err: err}
 	}
 	if knownTour != nil {
 		if _, err := lazymask.Check(inst, knownTour); err != nil {
 			var te *lazymask.TourError
 			if asTourError(err, &te) {
-				return &rowError{File: iw.w.path, Row: row, Field: "known_tour", Err: err}
+				return &RowError{File: iw.w.path, Row: row, Field: "known_tour", Err: err}
 			}
 		}
 	}
