@@ -18,6 +18,7 @@ done
 deny models/features 'gomlx|onnxruntime|parquet'
 deny datasets 'gomlx|onnxruntime_go|/models|/engine|/trainer'
 deny engine 'gomlx|/trainer|/datasets|lmask/models$'
+[ -d labels ] && deny labels 'gomlx|onnxruntime_go|/engine|/trainer|lmask/models$'
 [ -d trainer ] && deny trainer 'onnxruntime_go|/engine'
 [ -d cmd/lmask-infer ] && deny cmd/lmask-infer 'gomlx|/trainer|lmask/models$'
 [ -d cmd/lmask-train ] && deny cmd/lmask-train 'onnxruntime_go|/engine'

@@ -64,6 +64,18 @@ type Config struct {
 	GuideKicks  int     `json:"guide_kicks,omitempty"`
 	GuideStarts int     `json:"guide_starts,omitempty"`
 
+	// Imitate names a label set folder (datasets.ReadLabels; made by
+	// lmask-data label). With RLWeight 0 each step replays ImitateBatch
+	// label tours teacher-forced under the LazyMask masks and minimises
+	// their negative log-likelihood, with no rollout. With RLWeight > 0
+	// each step is REINFORCE on Batch label instances, its advantages
+	// scaled by RLWeight, with each label tour joining as slot P with
+	// advantage 1. ImitateLimit caps the labels read (0: all).
+	Imitate      string  `json:"imitate,omitempty"`
+	ImitateBatch int     `json:"imitate_batch,omitempty"`
+	ImitateLimit int     `json:"imitate_limit,omitempty"`
+	RLWeight     float64 `json:"rl_weight,omitempty"`
+
 	// ValFile is a Parquet instances file for validation (empty: none);
 	// ValEvery the validation period in steps; ValBudget the test-semantics
 	// budget of the validation decode; ValLimit caps the instances used
@@ -135,10 +147,24 @@ func DefaultConfig(problem string, size int, hardness string) Config {
 // replaySamples is the number of trajectories per instance in the replay:
 // the samples, plus the guide tour when guidance is on.
 func (c *Config) replaySamples() int {
-	if c.Guide > 0 {
+	if c.PureImitation() {
+		return 1
+	}
+	if c.Guide > 0 || c.Imitate != "" {
 		return c.Samples + 1
 	}
 	return c.Samples
+}
+
+// PureImitation reports whether steps replay label tours only (no rollout).
+func (c *Config) PureImitation() bool { return c.Imitate != "" && c.RLWeight == 0 }
+
+// replayBatch is the number of instances per replay batch.
+func (c *Config) replayBatch() int {
+	if c.PureImitation() {
+		return c.ImitateBatch
+	}
+	return c.Batch
 }
 
 // DefaultMilestones returns the reference schedule's milestones (epochs
@@ -224,6 +250,16 @@ func (c *Config) Validate() error {
 		return bad("guide_kicks", c.GuideKicks, "must be ≥ 0")
 	case c.GuideStarts < 0 || c.GuideStarts > c.Samples:
 		return bad("guide_starts", c.GuideStarts, fmt.Sprintf("must be between 0 and the samples per instance (%d); 0 or 1: the best sample only", c.Samples))
+	case c.Imitate != "" && c.Guide > 0:
+		return bad("guide", c.Guide, "local-search guidance and imitation of a label set exclude each other")
+	case c.Imitate != "" && c.RLWeight == 0 && c.ImitateBatch < 1:
+		return bad("imitate_batch", c.ImitateBatch, "must be ≥ 1 (label tours per step)")
+	case c.ImitateLimit < 0:
+		return bad("imitate_limit", c.ImitateLimit, "must be ≥ 0 (0: every label)")
+	case c.RLWeight < 0 || math.IsNaN(c.RLWeight) || math.IsInf(c.RLWeight, 0):
+		return bad("rl_weight", c.RLWeight, "must be ≥ 0 and finite")
+	case c.RLWeight > 0 && c.Imitate == "":
+		return bad("rl_weight", c.RLWeight, "mixes REINFORCE with imitation: needs a label set (imitate)")
 	case c.ValEvery < 0:
 		return bad("val_every", c.ValEvery, "must be ≥ 0")
 	case c.ValBudget < lazymask.Unlimited:

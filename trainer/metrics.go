@@ -35,6 +35,10 @@ type Record struct {
 	Length     float64 `json:"length,omitempty"`
 	Infeasible float64 `json:"infeasible"`
 	Entropy    float64 `json:"entropy,omitempty"`
+	// Imitation: mean log-likelihood of a label tour, and the mean
+	// cross-entropy per step of it.
+	LogLik  float64 `json:"loglik,omitempty"`
+	StepNLL float64 `json:"step_nll,omitempty"`
 	GradNorm   float64 `json:"grad_norm,omitempty"`
 	Backtracks float64 `json:"backtracks,omitempty"`
 	// Local-search guidance: mean guide-tour length, mean relative gain

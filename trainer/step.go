@@ -47,6 +47,9 @@ func newStepGraph(m *models.Model, cfg Config) (*stepGraph, error) {
 func newStepGraphWith(m *models.Model, cfg Config, opt optimizer.Interface) (*stepGraph, error) {
 	mc := m.Config()
 	lambda, clip := cfg.Entropy, cfg.Clip
+	if cfg.PureImitation() {
+		lambda = 0 // the label tours are the target; no entropy bonus
+	}
 	fn := func(scope *model.Scope, in []*Node) []*Node {
 		nodeFeat, current, stepFeat, mask, chosen, valid, adv := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
 		ll, ent := models.ReplayLogLik(scope, mc, nodeFeat, current, stepFeat, mask, chosen, valid)

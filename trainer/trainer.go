@@ -80,6 +80,8 @@ type Trainer struct {
 	rb     *ReplayBatch
 	val    *ValSet
 	log    *MetricsLog
+	labels *datasets.Labels
+	picker *labelPicker
 
 	pcg     *rand.PCG
 	rng     *rand.Rand
@@ -144,6 +146,18 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 			return nil, err
 		}
 	}
+	var labels *datasets.Labels
+	if cfg.Imitate != "" {
+		var err error
+		if labels, err = datasets.ReadLabels(cfg.Imitate, cfg.ImitateLimit); err != nil {
+			return nil, fmt.Errorf("imitate: %w", err)
+		}
+		if err := labelsFit(labels, &cfg); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(opt.Log, "imitating %d label tours from %s (%d chunks, %d without a feasible tour left out)\n",
+			len(labels.Insts), cfg.Imitate, len(labels.Chunks), labels.Skipped)
+	}
 	m, err := models.New(cfg.Model, cfg.Backend, cfg.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("trainer: model: %w", err)
@@ -156,7 +170,10 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: lazymask.NewDecoder(),
-		rb: NewReplayBatch(cfg.Batch, cfg.replaySamples(), cfg.Size), val: val}
+		rb: NewReplayBatch(cfg.replayBatch(), cfg.replaySamples(), cfg.Size), val: val, labels: labels}
+	if labels != nil {
+		t.picker = &labelPicker{n: len(labels.Insts), seed: cfg.Seed}
+	}
 	t.pcg = rand.NewPCG(cfg.Seed, rngStream)
 	keep := -1
 	if ck != nil {
@@ -333,15 +350,24 @@ func (t *Trainer) Validate() (ValMetrics, error) {
 // iteration's record.
 func (t *Trainer) TrainStep() (Record, error) {
 	cfg := &t.cfg
+	if cfg.PureImitation() {
+		return t.imitateStep()
+	}
 	start := time.Now()
 	instSeed, rollSeed := t.rng.Uint64(), t.rng.Uint64()
-	gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: instSeed})
-	if err != nil {
-		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
-	}
-	insts := make([]*lazymask.Instance, cfg.Batch)
-	for i := range insts {
-		insts[i], _ = gen.Next()
+	var insts []*lazymask.Instance
+	var labelTours [][]lazymask.StepRecord
+	if t.labels != nil {
+		insts, labelTours = t.labelGuides()
+	} else {
+		gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: instSeed})
+		if err != nil {
+			return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
+		}
+		insts = make([]*lazymask.Instance, cfg.Batch)
+		for i := range insts {
+			insts[i], _ = gen.Next()
+		}
 	}
 	trajs, err := t.dec.Decode(t.policy, insts, cfg.Samples, lazymask.Config{
 		Lookahead: cfg.LookaheadKind(), Budget: cfg.Budget, Semantics: lazymask.Train, Seed: rollSeed, Record: true})
@@ -362,6 +388,13 @@ func (t *Trainer) TrainStep() (Record, error) {
 			return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
 		}
 		trajs = withGuides(trajs, guides, cfg.Samples, cfg.Guide, adv, t.rb.Advantage)
+	}
+	if labelTours != nil {
+		adv := slices.Clone(t.rb.Advantage[:len(trajs)])
+		for i := range adv {
+			adv[i] *= float32(cfg.RLWeight)
+		}
+		trajs = withGuides(trajs, labelTours, cfg.Samples, 1, adv, t.rb.Advantage)
 	}
 	if err := t.rb.Fill(insts, trajs); err != nil {
 		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)

@@ -59,6 +59,10 @@ func trainFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "guide", Usage: "β: weight of a local-search imitation term (each instance's best sample improved by local search; 0: plain REINFORCE)"},
 		&cli.IntFlag{Name: "guide-kicks", Value: 10, Usage: "perturbations of the guiding local search (with --guide)"},
 		&cli.IntFlag{Name: "guide-starts", Value: 1, Usage: "distinct samples per instance the guiding local search starts from, best kept (with --guide)"},
+		&cli.StringFlag{Name: "imitate", Usage: "label set folder (lmask-data label): train by imitating its tours, replayed under the LazyMask masks with no rollout"},
+		&cli.IntFlag{Name: "imitate-batch", Value: 256, Usage: "label tours per step (with --imitate)"},
+		&cli.IntFlag{Name: "imitate-limit", Usage: "labels read from the set (0: all)"},
+		&cli.Float64Flag{Name: "rl-weight", Usage: "with --imitate: > 0 makes each step REINFORCE on --batch label instances, advantages × this weight, plus each label tour at weight 1 (0: pure imitation)"},
 		&cli.StringFlag{Name: "val", Usage: "validation set (Parquet instances file)"},
 		&cli.StringFlag{Name: "val-ref", Usage: "reference solutions of the validation set (Parquet), for the gap"},
 		&cli.IntFlag{Name: "val-every", Value: 100, Usage: "validate every K steps (0: only at the end)"},
@@ -117,6 +121,14 @@ func configFromFlags(c *cli.Context) (trainer.Config, error) {
 	cfg.NodePenalty = c.Float64("node-penalty")
 	if cfg.Guide = c.Float64("guide"); cfg.Guide > 0 {
 		cfg.GuideKicks, cfg.GuideStarts = c.Int("guide-kicks"), c.Int("guide-starts")
+	}
+	if v := c.String("imitate"); v != "" {
+		abs, err := filepath.Abs(v)
+		if err != nil {
+			return cfg, fmt.Errorf("--imitate: %w", err)
+		}
+		cfg.Imitate, cfg.ImitateBatch, cfg.ImitateLimit = abs, c.Int("imitate-batch"), c.Int("imitate-limit")
+		cfg.RLWeight = c.Float64("rl-weight")
 	}
 	if v := c.String("val"); v != "" {
 		abs, err := filepath.Abs(v)

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/labels"
+	"github.com/lmask/lmask/lazymask"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:  "label",
+		Usage: "grow (or resume, or relabel) a label set for imitation training: generated instances with local-search tours",
+		Description: "Writes chunks of --chunk generated instances to --dir (chunk-NNNNN.instances.parquet) with one\n" +
+			"feasible tour each (chunk-NNNNN.solutions.parquet), until the set holds --count instances. The tours start\n" +
+			"from --model's greedy tours under --aug transforms (or Random-L tours without --model) and are improved by\n" +
+			"local search with --kicks perturbations; they depend on the seed only. Run again with a larger --count to\n" +
+			"grow the set, or after an interruption to finish it. --relabel re-solves every chunk with --model and keeps\n" +
+			"each instance's shorter tour (a self-improvement round).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dir", Required: true, Usage: "label set folder (made if missing)"},
+			&cli.StringFlag{Name: "problem", Required: true, Usage: "tsptw or tspdl"},
+			&cli.IntFlag{Name: "size", Value: 50, Usage: "nodes per instance, depot included"},
+			&cli.StringFlag{Name: "hardness", Value: "medium", Usage: "easy, medium or hard"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "generator seed of the set (chunk i draws from a seed derived from it and i)"},
+			&cli.IntFlag{Name: "count", Usage: "instances the set should hold (rounded up to whole chunks)"},
+			&cli.IntFlag{Name: "chunk", Value: 2000, Usage: "instances per chunk"},
+			&cli.StringFlag{Name: "model", Usage: "model folder whose greedy tours start the search (default: Random-L ×8 tours)"},
+			&cli.IntFlag{Name: "aug", Value: 2, Usage: "dihedral transforms decoded per instance with --model"},
+			&cli.IntFlag{Name: "budget", Usage: "backtrack budget R of the decode", DefaultText: "the paper's R for problem, size and hardness"},
+			&cli.IntFlag{Name: "kicks", Value: 20, Usage: "local-search perturbations per instance"},
+			&cli.IntFlag{Name: "starts", Value: 4, Usage: "best distinct start tours searched per instance"},
+			&cli.IntFlag{Name: "workers", Usage: "parallel searches (0: one per CPU)"},
+			&cli.BoolFlag{Name: "relabel", Usage: "re-solve every chunk with --model and keep each instance's shorter tour"},
+		},
+		Action: labelAction,
+	})
+}
+
+func labelAction(c *cli.Context) error {
+	p, err := lazymask.ParseProblem(c.String("problem"))
+	if err != nil {
+		return fmt.Errorf("label: flag --problem: %w", err)
+	}
+	size, hard := c.Int("size"), strings.ToLower(c.String("hardness"))
+	if size < 3 {
+		return fmt.Errorf("label: flag --size: %d, want ≥ 3", size)
+	}
+	if c.Int("chunk") < 1 {
+		return fmt.Errorf("label: flag --chunk: %d, want ≥ 1", c.Int("chunk"))
+	}
+	if !c.Bool("relabel") && c.Int("count") < 1 {
+		return fmt.Errorf("label: flag --count: %d, want ≥ 1 (instances the set should hold)", c.Int("count"))
+	}
+	if c.Bool("relabel") && c.String("model") == "" {
+		return fmt.Errorf("label: --relabel needs --model (the network whose tours may beat the stored labels)")
+	}
+	budget := c.Int("budget")
+	if !c.IsSet("budget") {
+		if budget, _ = lazymask.PaperBudget(p, size, hard); budget == 0 {
+			budget, _ = lazymask.PaperBudget(p, size, "medium")
+		}
+	}
+	starter, closeFn, err := newStarter(c, budget)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	search := labels.Search{Kicks: c.Int("kicks"), MaxStarts: c.Int("starts"), Workers: c.Int("workers")}
+	want := datasets.LabelSpec{Problem: p.String(), Size: size, Hardness: hard, Seed: c.Uint64("seed"),
+		ChunkSize: c.Int("chunk"), Search: starter.Describe() + "; " + search.Describe(),
+		GeneratorVersion: datasets.GeneratorVersion}
+	dir := c.String("dir")
+	spec, err := labels.Open(dir, want)
+	if err != nil {
+		return fmt.Errorf("label: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt)
+	defer stop()
+	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search,
+		Log: func(f string, a ...any) { fmt.Fprintf(c.App.ErrWriter, "\n"+f+"\n", a...) }}
+	total := c.Int("count")
+	if c.Bool("relabel") {
+		have, err := datasets.LabelChunks(dir)
+		if err != nil {
+			return err
+		}
+		total = len(have) * spec.ChunkSize
+	} else {
+		have, err := datasets.LabelChunks(dir)
+		if err != nil {
+			return err
+		}
+		missing := 0
+		for ch := 0; ch*spec.ChunkSize < total; ch++ {
+			missing++
+		}
+		missing -= min(len(have), missing)
+		total = missing * spec.ChunkSize
+	}
+	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(c.App.ErrWriter),
+		progressbar.OptionSetDescription("label"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("inst"), progressbar.OptionThrottle(500_000_000))
+	b.Progress = func(done int) { _ = bar.Set(done) }
+	if c.Bool("relabel") {
+		r, err := b.Relabel(ctx)
+		_ = bar.Finish()
+		if err != nil {
+			return fmt.Errorf("label: %w", err)
+		}
+		fmt.Fprintf(c.App.Writer, "relabelled %d chunks of %s in %.1f s: %d labels replaced by shorter tours, mean gain %.4f%%\n",
+			r.Chunks, dir, r.Seconds, r.Improved, 100*r.MeanGain)
+		return nil
+	}
+	n, err := b.Grow(ctx, c.Int("count"))
+	_ = bar.Finish()
+	if err != nil {
+		return fmt.Errorf("label: %w (the %d chunks written before are complete; run again to continue)", err, n)
+	}
+	fmt.Fprintf(c.App.Writer, "%s: %d chunks written (%s)\n", dir, n, spec.Search)
+	return nil
+}
+
+// newStarter returns the model's greedy decoder or Random-L as the
+// source of start tours.
+func newStarter(c *cli.Context, budget int) (labels.Starter, func(), error) {
+	look := lazymask.LookTSL
+	if c.String("model") == "" {
+		return heuristicStarter{budget: budget, look: look, seed: c.Uint64("seed")}, func() {}, nil
+	}
+	if err := engine.InitRuntime(""); err != nil {
+		return nil, nil, fmt.Errorf("label: %w", err)
+	}
+	e, err := engine.Open(c.String("model"), engine.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("label: flag --model: %w", err)
+	}
+	s, err := e.NewSolver(engine.SolveOptions{Aug: c.Int("aug"), Budget: budget, Lookahead: look, AllTours: true})
+	if err != nil {
+		e.Close()
+		return nil, nil, fmt.Errorf("label: %w", err)
+	}
+	abs := filepath.Base(filepath.Clean(c.String("model")))
+	return modelStarter{s: s, desc: fmt.Sprintf("model %s greedy ×%d, R = %d", abs, c.Int("aug"), budget)},
+		func() { s.Close(); e.Close() }, nil
+}
+
+type modelStarter struct {
+	s    *engine.Solver
+	desc string
+}
+
+func (m modelStarter) Describe() string { return m.desc }
+
+func (m modelStarter) Starts(ctx context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	sols, err := m.s.SolveContext(ctx, insts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][][]int, len(sols))
+	for i, s := range sols {
+		for _, t := range s.Tours {
+			if t.Nodes != nil {
+				out[i] = append(out[i], t.Nodes)
+			}
+		}
+	}
+	return out, nil
+}
+
+type heuristicStarter struct {
+	budget int
+	look   lazymask.Lookahead
+	seed   uint64
+}
+
+func (h heuristicStarter) Describe() string {
+	return fmt.Sprintf("Random-L ×8, R = %d", h.budget)
+}
+
+func (h heuristicStarter) Starts(_ context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, 8, lazymask.Config{Lookahead: h.look, Budget: h.budget,
+		Semantics: lazymask.Test, Seed: h.seed})
+	if err != nil {
+		return nil, err
+	}
+	out := make([][][]int, len(insts))
+	for _, t := range trajs {
+		if t.Tour != nil {
+			out[t.Inst] = append(out[t.Inst], t.Tour)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,213 @@
+package datasets
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/lazymask"
+)
+
+// A label set is a folder of generated instances, each with one good
+// feasible tour, for imitation training. It grows in chunks: chunk i holds
+// ChunkSize instances drawn by the generator from ChunkSeed(Seed, i), in
+// CHUNK.instances.parquet, and their tours in CHUNK.solutions.parquet.
+// A chunk exists once both files do (each is written atomically), so a
+// run that stops loses at most the chunk it was writing.
+const (
+	// LabelManifest is the label set's description, written first.
+	LabelManifest = "labels.json"
+	// labelChunkFmt names chunk i's files (without the suffix).
+	labelChunkFmt = "chunk-%05d"
+)
+
+var labelChunkRE = regexp.MustCompile(`^chunk-(\d{5,})\.solutions\.parquet$`)
+
+// LabelSpec is everything that regenerates a label set: the generator
+// settings, the chunk size and the search that made the tours.
+type LabelSpec struct {
+	Problem   string `json:"problem"`
+	Size      int    `json:"size"`
+	Hardness  string `json:"hardness"`
+	Seed      uint64 `json:"seed"`
+	ChunkSize int    `json:"chunk_size"`
+	// Search names the start tours and the local search with its effort,
+	// e.g. "model tsptw50-easy greedy ×2, ImproveFrom 4 starts + 20 kicks".
+	Search string `json:"search"`
+	// GeneratorVersion is the generator that drew the instances.
+	GeneratorVersion string `json:"generator_version"`
+	// Rounds records each relabelling round (self-improvement) in order.
+	Rounds []LabelRound `json:"rounds,omitempty"`
+}
+
+// LabelRound records one pass that re-solved the label set's chunks and
+// kept the better of the new and the stored tour.
+type LabelRound struct {
+	Search   string  `json:"search"`
+	Chunks   int     `json:"chunks"`
+	Improved int     `json:"improved"`  // labels replaced by a shorter tour
+	MeanGain float64 `json:"mean_gain"` // mean relative shortening over all labels
+	Seconds  float64 `json:"seconds"`
+}
+
+// ChunkSeed is the generator seed of chunk i of a label set seeded with
+// seed; chunks are independent streams, so a set grows without redrawing.
+func ChunkSeed(seed uint64, i int) uint64 {
+	z := seed + uint64(i+1)*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// LabelChunkPaths returns chunk i's instances and solutions file paths.
+func LabelChunkPaths(dir string, i int) (instances, solutions string) {
+	base := filepath.Join(dir, fmt.Sprintf(labelChunkFmt, i))
+	return base + ".instances.parquet", base + ".solutions.parquet"
+}
+
+// ReadLabelSpec reads dir's manifest.
+func ReadLabelSpec(dir string) (LabelSpec, error) {
+	var s LabelSpec
+	b, err := os.ReadFile(filepath.Join(dir, LabelManifest))
+	if err != nil {
+		return s, fmt.Errorf("label set %s: %w", dir, err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("label set %s: %s: %w", dir, LabelManifest, err)
+	}
+	return s, nil
+}
+
+// WriteLabelSpec writes dir's manifest atomically.
+func WriteLabelSpec(dir string, s LabelSpec) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, LabelManifest), append(b, '\n'))
+}
+
+// LabelChunks lists the complete chunks of dir (both files present), in
+// ascending order.
+func LabelChunks(dir string) ([]int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("label set: %w", err)
+	}
+	var out []int
+	for _, e := range ents {
+		m := labelChunkRE.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		i, err := strconv.Atoi(m[1])
+		if err != nil {
+			continue
+		}
+		inst, _ := LabelChunkPaths(dir, i)
+		if _, err := os.Stat(inst); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Labels are the instances of a label set with their tours, every tour
+// confirmed feasible by lazymask.Check when read.
+type Labels struct {
+	Spec  LabelSpec
+	Insts []*lazymask.Instance
+	Tours [][]int
+	Costs []float64
+	// Chunks lists the chunks read; Skipped counts instances without a
+	// feasible tour (left out).
+	Chunks  []int
+	Skipped int
+}
+
+// ReadLabels reads every complete chunk of the label set in dir (at most
+// limit instances when limit > 0) and checks each tour.
+func ReadLabels(dir string, limit int) (*Labels, error) {
+	spec, err := ReadLabelSpec(dir)
+	if err != nil {
+		return nil, err
+	}
+	chunks, err := LabelChunks(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(chunks) == 0 {
+		return nil, fmt.Errorf("label set %s: no complete chunk (want chunk-NNNNN.instances.parquet with its .solutions.parquet)", dir)
+	}
+	l := &Labels{Spec: spec}
+	for _, c := range chunks {
+		if limit > 0 && len(l.Insts) >= limit {
+			break
+		}
+		ip, sp := LabelChunkPaths(dir, c)
+		insts, tours, err := ReadLabelChunk(ip, sp)
+		if err != nil {
+			return nil, err
+		}
+		for i, in := range insts {
+			if limit > 0 && len(l.Insts) >= limit {
+				break
+			}
+			if tours[i] == nil {
+				l.Skipped++
+				continue
+			}
+			if spec.Size > 0 && in.N != spec.Size {
+				return nil, fmt.Errorf("label set %s: %s row %d: %d nodes, the set's size is %d", dir, ip, i, in.N, spec.Size)
+			}
+			res, err := lazymask.Check(in, tours[i])
+			var te *lazymask.TourError
+			if errors.As(err, &te) {
+				return nil, fmt.Errorf("label set %s: %s row %d: %w", dir, sp, i, err)
+			}
+			if !res.Feasible {
+				l.Skipped++
+				continue
+			}
+			l.Insts = append(l.Insts, in)
+			l.Tours = append(l.Tours, tours[i])
+			l.Costs = append(l.Costs, res.Cost)
+		}
+		l.Chunks = append(l.Chunks, c)
+	}
+	return l, nil
+}
+
+// ReadLabelChunk reads one chunk: its instances and, per instance, the
+// tour of its solutions row (nil where there is none). A solutions file
+// with two rows for one instance or a row for no instance is an error.
+func ReadLabelChunk(instances, solutions string) ([]*lazymask.Instance, [][]int, error) {
+	d, err := ReadInstances(instances)
+	if err != nil {
+		return nil, nil, err
+	}
+	sols, _, err := ReadSolutions(solutions)
+	if err != nil {
+		return nil, nil, err
+	}
+	tours := make([][]int, len(d.Instances))
+	for _, s := range sols {
+		if s.Instance < 0 || s.Instance >= int64(len(tours)) {
+			return nil, nil, fmt.Errorf("%s: instance %d: no such row in %s (%d rows)", solutions, s.Instance, instances, len(tours))
+		}
+		if tours[s.Instance] != nil {
+			return nil, nil, fmt.Errorf("%s: instance %d has two rows", solutions, s.Instance)
+		}
+		tours[s.Instance] = s.Tour
+	}
+	return d.Instances, tours, nil
+}

@@ -1,0 +1,334 @@
+// Package labels builds label sets for imitation training: generated
+// instances, each with a good feasible tour from local search started at
+// tours a model (or a heuristic) decoded. A set grows chunk by chunk
+// (datasets.LabelChunkPaths), so it can be built across several runs and
+// continued after an interruption; Relabel re-solves a set with a newer
+// model and keeps each instance's better tour (self-improvement rounds).
+package labels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/localsearch"
+)
+
+// Starter returns, for each instance, the tours the local search starts
+// from (e.g. a model's greedy tours under several transforms).
+type Starter interface {
+	Starts(ctx context.Context, insts []*lazymask.Instance) ([][][]int, error)
+	// Describe names the start tours for the manifest.
+	Describe() string
+}
+
+// Search is the local search that turns start tours into labels.
+type Search struct {
+	// Kicks and MaxStarts are localsearch.Options' (no time limit, so the
+	// labels depend on the seed only).
+	Kicks, MaxStarts int
+	// Workers searching in parallel (0: one per CPU).
+	Workers int
+}
+
+// Describe names the search for the manifest.
+func (s Search) Describe() string {
+	return fmt.Sprintf("localsearch.ImproveFrom, %d best starts + %d kicks", s.MaxStarts, s.Kicks)
+}
+
+// Progress receives the number of instances labelled so far in a call.
+type Progress func(done int)
+
+// labelSeedMix separates each instance's search seed from the set's seed.
+const labelSeedMix = 0xd1b54a32d192ed03
+
+// solve improves every instance from its starts and returns the checked
+// best tour of each (nil where no feasible tour was found). The tours
+// depend on seed and the chunk only, not on the worker count.
+func (s Search) solve(ctx context.Context, insts []*lazymask.Instance, starts [][][]int, seed uint64, progress Progress) ([][]int, error) {
+	tours := make([][]int, len(insts))
+	errs := make([]error, len(insts))
+	workers := s.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	next := make(chan int)
+	for w := 0; w < min(workers, len(insts)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				opt := localsearch.Options{Kicks: s.Kicks, MaxStarts: s.MaxStarts, Seed: seed ^ uint64(i+1)*labelSeedMix}
+				res, err := localsearch.ImproveFrom(insts[i], withOrder(insts[i], starts[i]), opt)
+				if err != nil {
+					errs[i] = fmt.Errorf("instance %d: %w", i, err)
+				} else if res.Feasible {
+					// The search's verdict is re-derived by the checker.
+					if r, err := lazymask.Check(insts[i], res.Tour); err == nil && r.Feasible {
+						tours[i] = res.Tour
+					}
+				}
+				if progress != nil {
+					mu.Lock()
+					done++
+					progress(done)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range insts {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return tours, errors.Join(errs...)
+}
+
+// withOrder adds the urgency order (localsearch.OrderTour) to starts when
+// none of them is feasible, so that repair has one more way in.
+func withOrder(inst *lazymask.Instance, starts [][]int) [][]int {
+	for _, t := range starts {
+		if r, err := lazymask.Check(inst, t); err == nil && r.Feasible {
+			return starts
+		}
+	}
+	return append(starts[:len(starts):len(starts)], localsearch.OrderTour(inst))
+}
+
+// Builder grows a label set.
+type Builder struct {
+	Dir     string
+	Spec    datasets.LabelSpec
+	Starter Starter
+	Search  Search
+	// Progress, if set, is called with the instances labelled in this call.
+	Progress Progress
+	// Log receives a line per chunk written (nil: none).
+	Log func(format string, args ...any)
+}
+
+// Open returns the set's spec: the manifest of an existing set in dir
+// (which must agree with want on problem, size, hardness, seed and chunk
+// size), or want itself for a new one, whose manifest it writes.
+func Open(dir string, want datasets.LabelSpec) (datasets.LabelSpec, error) {
+	have, err := datasets.ReadLabelSpec(dir)
+	if err == nil {
+		if have.Problem != want.Problem || have.Size != want.Size || have.Hardness != want.Hardness ||
+			have.Seed != want.Seed || have.ChunkSize != want.ChunkSize {
+			return have, fmt.Errorf("label set %s was made with problem %s, size %d, hardness %s, seed %d, chunk %d; "+
+				"this call asks for %s, %d, %s, %d, %d (use another folder)", dir, have.Problem, have.Size, have.Hardness,
+				have.Seed, have.ChunkSize, want.Problem, want.Size, want.Hardness, want.Seed, want.ChunkSize)
+		}
+		return have, nil
+	}
+	if _, statErr := os.Stat(dir); statErr == nil {
+		if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+			return want, fmt.Errorf("%s is not empty and holds no %s: not a label set", dir, datasets.LabelManifest)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return want, err
+	}
+	return want, datasets.WriteLabelSpec(dir, want)
+}
+
+// Grow writes the missing chunks until the set holds at least count
+// instances. Existing chunks are kept as they are. It returns the number
+// of chunks written.
+func (b *Builder) Grow(ctx context.Context, count int) (int, error) {
+	cs := b.Spec.ChunkSize
+	have, err := datasets.LabelChunks(b.Dir)
+	if err != nil {
+		return 0, err
+	}
+	exists := map[int]bool{}
+	for _, c := range have {
+		exists[c] = true
+	}
+	p, err := lazymask.ParseProblem(b.Spec.Problem)
+	if err != nil {
+		return 0, err
+	}
+	written, base := 0, 0
+	for c := 0; c*cs < count; c++ {
+		if exists[c] {
+			continue
+		}
+		if ctx.Err() != nil {
+			return written, ctx.Err()
+		}
+		start := time.Now()
+		gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: p, N: b.Spec.Size, Hardness: b.Spec.Hardness,
+			Seed: datasets.ChunkSeed(b.Spec.Seed, c)})
+		if err != nil {
+			return written, err
+		}
+		insts := make([]*lazymask.Instance, cs)
+		for i := range insts {
+			insts[i], _ = gen.Next()
+		}
+		tours, err := b.solveChunk(ctx, insts, datasets.ChunkSeed(b.Spec.Seed, c), base)
+		if err != nil {
+			return written, fmt.Errorf("label chunk %d: %w", c, err)
+		}
+		meta := gen.Metadata()
+		meta.Source = "generator"
+		ip, sp := datasets.LabelChunkPaths(b.Dir, c)
+		if err := datasets.WriteInstances(ip, meta, insts, nil, datasets.WriterOptions{}); err != nil {
+			return written, err
+		}
+		found, cost, err := writeTours(sp, ip, meta, insts, tours, b.Spec.Search)
+		if err != nil {
+			return written, err
+		}
+		base += cs
+		written++
+		if b.Log != nil {
+			b.Log("chunk %d: %d of %d instances labelled, mean length %.4f, %.1f s", c, found, cs, cost, time.Since(start).Seconds())
+		}
+	}
+	return written, nil
+}
+
+// solveChunk starts and improves one chunk's instances; base offsets the
+// progress count.
+func (b *Builder) solveChunk(ctx context.Context, insts []*lazymask.Instance, seed uint64, base int) ([][]int, error) {
+	starts, err := b.Starter.Starts(ctx, insts)
+	if err != nil {
+		return nil, err
+	}
+	if len(starts) != len(insts) {
+		return nil, fmt.Errorf("starter gave %d start sets for %d instances", len(starts), len(insts))
+	}
+	var prog Progress
+	if b.Progress != nil {
+		prog = func(d int) { b.Progress(base + d) }
+	}
+	return b.Search.solve(ctx, insts, starts, seed, prog)
+}
+
+// writeTours writes one solutions row per instance with a tour (checked
+// again by datasets.Checked) and returns how many and their mean length.
+func writeTours(path, instances string, meta datasets.Metadata, insts []*lazymask.Instance, tours [][]int, source string) (int, float64, error) {
+	sm := meta
+	sm.Kind, sm.Source, sm.Instances = datasets.KindSolutions, source, filepath.Base(instances)
+	sols := make([]datasets.Solution, 0, len(insts))
+	var sum float64
+	for i, t := range tours {
+		if t == nil {
+			continue
+		}
+		s, err := datasets.Checked(insts[i], int64(i), t, source)
+		if err != nil {
+			return 0, 0, err
+		}
+		if !s.Feasible {
+			return 0, 0, fmt.Errorf("%s: instance %d: label tour is infeasible", path, i)
+		}
+		sols = append(sols, s)
+		sum += s.Cost
+	}
+	if err := datasets.WriteSolutions(path, sm, sols, datasets.WriterOptions{}); err != nil {
+		return 0, 0, err
+	}
+	if len(sols) == 0 {
+		return 0, 0, nil
+	}
+	return len(sols), sum / float64(len(sols)), nil
+}
+
+// Relabel re-solves every chunk of the set (self-improvement: start tours
+// from b.Starter, e.g. a newer model) and keeps, per instance, the shorter
+// of the new tour and the stored one. It appends the round to the
+// manifest and returns it.
+func (b *Builder) Relabel(ctx context.Context) (datasets.LabelRound, error) {
+	start := time.Now()
+	round := datasets.LabelRound{Search: b.Starter.Describe() + "; " + b.Search.Describe()}
+	chunks, err := datasets.LabelChunks(b.Dir)
+	if err != nil {
+		return round, err
+	}
+	var gain float64
+	total, base := 0, 0
+	for _, c := range chunks {
+		ip, sp := datasets.LabelChunkPaths(b.Dir, c)
+		insts, old, err := datasets.ReadLabelChunk(ip, sp)
+		if err != nil {
+			return round, err
+		}
+		tours, err := b.solveChunk(ctx, insts, datasets.ChunkSeed(b.Spec.Seed, c)^uint64(len(b.Spec.Rounds)+1), base)
+		if err != nil {
+			return round, fmt.Errorf("relabel chunk %d: %w", c, err)
+		}
+		for i := range insts {
+			total++
+			oc, nc := tourCost(insts[i], old[i]), tourCost(insts[i], tours[i])
+			if nc < oc {
+				if oc < 1e300 {
+					gain += (oc - nc) / oc
+				}
+				old[i] = tours[i]
+				round.Improved++
+			}
+		}
+		sm, err := solutionsMeta(sp)
+		if err != nil {
+			return round, err
+		}
+		if _, _, err := writeTours(sp, ip, sm, insts, old, round.Search); err != nil {
+			return round, err
+		}
+		base += len(insts)
+		round.Chunks++
+		if b.Log != nil {
+			b.Log("relabel chunk %d: %d of %d improved so far", c, round.Improved, total)
+		}
+	}
+	if total > 0 {
+		round.MeanGain = gain / float64(total)
+	}
+	round.Seconds = time.Since(start).Seconds()
+	spec, err := datasets.ReadLabelSpec(b.Dir)
+	if err != nil {
+		return round, err
+	}
+	spec.Rounds = append(spec.Rounds, round)
+	b.Spec = spec
+	return round, datasets.WriteLabelSpec(b.Dir, spec)
+}
+
+// tourCost is a tour's length when the checker finds it feasible, else a
+// huge value (no tour, or one that breaks a constraint).
+func tourCost(inst *lazymask.Instance, tour []int) float64 {
+	if tour == nil {
+		return 1e308
+	}
+	r, err := lazymask.Check(inst, tour)
+	if err != nil || !r.Feasible {
+		return 1e308
+	}
+	return r.Cost
+}
+
+// solutionsMeta reads a solutions file's metadata.
+func solutionsMeta(path string) (datasets.Metadata, error) {
+	_, m, err := datasets.ReadSolutions(path)
+	return m, err
+}

@@ -1,0 +1,209 @@
+package labels
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+)
+
+// randomL starts the search from Random-L tours, as lmask-data label does
+// without a model.
+type randomL struct{ seed uint64 }
+
+func (r randomL) Describe() string { return "Random-L ×4" }
+
+func (r randomL) Starts(_ context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, 4, lazymask.Config{Budget: 50, Seed: r.seed})
+	if err != nil {
+		return nil, err
+	}
+	out := make([][][]int, len(insts))
+	for _, t := range trajs {
+		if t.Tour != nil {
+			out[t.Inst] = append(out[t.Inst], t.Tour)
+		}
+	}
+	return out, nil
+}
+
+// stopAfter cancels the context once n start batches were served.
+type stopAfter struct {
+	randomL
+	n      int
+	cancel context.CancelFunc
+}
+
+func (s *stopAfter) Starts(ctx context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	if s.n == 0 {
+		s.cancel()
+		return nil, context.Canceled
+	}
+	s.n--
+	return s.randomL.Starts(ctx, insts)
+}
+
+func spec(problem, hardness string) datasets.LabelSpec {
+	return datasets.LabelSpec{Problem: problem, Size: 12, Hardness: hardness, Seed: 7, ChunkSize: 15,
+		Search: "test", GeneratorVersion: datasets.GeneratorVersion}
+}
+
+func build(t *testing.T, dir string, sp datasets.LabelSpec, st Starter, count int) (int, error) {
+	t.Helper()
+	got, err := Open(dir, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Builder{Dir: dir, Spec: got, Starter: st, Search: Search{Kicks: 3, MaxStarts: 2, Workers: 3}}
+	return b.Grow(context.Background(), count)
+}
+
+func files(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = b
+	}
+	return out
+}
+
+// TestGrowResumeSameAsOneRun: a set built in two runs, the first
+// interrupted after one chunk, holds exactly the files of a set built in
+// one run; every label passes the checker.
+func TestGrowResumeSameAsOneRun(t *testing.T) {
+	for _, pr := range [][2]string{{"tsptw", "hard"}, {"tspdl", "hard"}} {
+		t.Run(pr[0], func(t *testing.T) {
+			sp := spec(pr[0], pr[1])
+			one := t.TempDir()
+			if n, err := build(t, one, sp, randomL{seed: 3}, 40); err != nil || n != 3 {
+				t.Fatalf("one run: %d chunks, %v; want 3, nil", n, err)
+			}
+			two := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			got, err := Open(two, sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := &Builder{Dir: two, Spec: got, Starter: &stopAfter{randomL: randomL{seed: 3}, n: 1, cancel: cancel},
+				Search: Search{Kicks: 3, MaxStarts: 2, Workers: 1}}
+			n, err := b.Grow(ctx, 40)
+			if n != 1 || !errors.Is(err, context.Canceled) {
+				t.Fatalf("interrupted run: %d chunks, %v; want 1 and context.Canceled", n, err)
+			}
+			if ch, _ := datasets.LabelChunks(two); len(ch) != 1 {
+				t.Fatalf("after the interruption: chunks %v, want [0]", ch)
+			}
+			if n, err := build(t, two, sp, randomL{seed: 3}, 40); err != nil || n != 2 {
+				t.Fatalf("resumed run: %d chunks, %v; want 2, nil", n, err)
+			}
+			a, bb := files(t, one), files(t, two)
+			if len(a) != len(bb) {
+				t.Fatalf("one run wrote %d files, two runs %d", len(a), len(bb))
+			}
+			for name, data := range a {
+				if !bytes.Equal(data, bb[name]) {
+					t.Errorf("%s differs between one run and an interrupted-and-resumed run", name)
+				}
+			}
+			l, err := datasets.ReadLabels(one, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Insts) != 45 || l.Skipped != 0 {
+				t.Fatalf("labels: %d read, %d skipped; want 45 and 0", len(l.Insts), l.Skipped)
+			}
+			for i, in := range l.Insts {
+				if r, err := lazymask.Check(in, l.Tours[i]); err != nil || !r.Feasible {
+					t.Fatalf("label %d: not feasible: %v", i, err)
+				}
+			}
+			// Growing again to a count already covered writes nothing.
+			if n, err := build(t, one, sp, randomL{seed: 3}, 30); err != nil || n != 0 {
+				t.Fatalf("regrow: %d chunks, %v; want 0", n, err)
+			}
+		})
+	}
+}
+
+func TestOpenRefusesOtherSettings(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Open(dir, spec("tsptw", "easy")); err != nil {
+		t.Fatal(err)
+	}
+	other := spec("tsptw", "easy")
+	other.Seed = 8
+	if _, err := Open(dir, other); err == nil {
+		t.Fatal("a set made with seed 7 was opened for seed 8")
+	}
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "x.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(full, spec("tsptw", "easy")); err == nil {
+		t.Fatal("a non-empty folder without a manifest was taken as a label set")
+	}
+}
+
+// TestRelabelKeepsShorter: a round with a stronger search never makes a
+// label longer, replaces some, and records itself in the manifest.
+func TestRelabelKeepsShorter(t *testing.T) {
+	dir := t.TempDir()
+	sp := spec("tsptw", "easy")
+	sp.Size = 20
+	got, err := Open(dir, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weak := &Builder{Dir: dir, Spec: got, Starter: randomL{seed: 1}, Search: Search{Kicks: 0, MaxStarts: 1}}
+	if _, err := weak.Grow(context.Background(), 30); err != nil {
+		t.Fatal(err)
+	}
+	before, err := datasets.ReadLabels(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strong := &Builder{Dir: dir, Spec: got, Starter: randomL{seed: 2}, Search: Search{Kicks: 30, MaxStarts: 4}}
+	r, err := strong.Relabel(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := datasets.ReadLabels(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Insts) != len(before.Insts) {
+		t.Fatalf("relabel changed the label count: %d → %d", len(before.Insts), len(after.Insts))
+	}
+	replaced := 0
+	for i := range after.Costs {
+		if after.Costs[i] > before.Costs[i]+1e-12 {
+			t.Fatalf("label %d got longer: %v → %v", i, before.Costs[i], after.Costs[i])
+		}
+		if after.Costs[i] < before.Costs[i]-1e-12 {
+			replaced++
+		}
+	}
+	if replaced == 0 || replaced != r.Improved || r.MeanGain <= 0 {
+		t.Fatalf("replaced %d labels, round says %d (mean gain %v); want the same positive count", replaced, r.Improved, r.MeanGain)
+	}
+	spec, err := datasets.ReadLabelSpec(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Rounds) != 1 || spec.Rounds[0].Improved != replaced {
+		t.Fatalf("manifest rounds %+v, want one with %d improved", spec.Rounds, replaced)
+	}
+}

@@ -1,0 +1,151 @@
+package trainer
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+)
+
+// augStream separates the per-step transform draws from the run's PCG.
+const augStream = 0x6c6d61736b2d6175 // "lmask-au"
+
+// labelPicker walks the label set in epochs: epoch e visits every label
+// once in an order drawn from (seed, e), so the labels of a step follow
+// from the step number alone and a resumed run draws what the run it
+// continues would have.
+type labelPicker struct {
+	n     int
+	seed  uint64
+	epoch int
+	perm  []int
+}
+
+func (p *labelPicker) at(pos int64) int {
+	e := int(pos / int64(p.n))
+	if p.perm == nil || e != p.epoch {
+		p.epoch = e
+		p.perm = rand.New(rand.NewPCG(p.seed, uint64(e))).Perm(p.n)
+	}
+	return p.perm[pos%int64(p.n)]
+}
+
+// pick returns count label indices for the step that follows done steps
+// of count labels each, and a dihedral transform for each.
+func (p *labelPicker) pick(done, count int) (idx, aug []int) {
+	idx, aug = make([]int, count), make([]int, count)
+	r := rand.New(rand.NewPCG(p.seed^uint64(done), augStream))
+	for i := range idx {
+		idx[i] = p.at(int64(done)*int64(count) + int64(i))
+		aug[i] = r.IntN(lazymask.NumAugment)
+	}
+	return idx, aug
+}
+
+// labelSteps returns, for each picked label, its instance under the drawn
+// transform and the steps a decode records for its tour (nil where the
+// look-ahead rules the tour out, which a feasible tour never triggers).
+// Replays run in parallel; the result does not depend on the scheduling.
+func labelSteps(l *datasets.Labels, idx, aug []int, look lazymask.Lookahead, budget int) ([]*lazymask.Instance, [][]lazymask.StepRecord) {
+	insts := make([]*lazymask.Instance, len(idx))
+	steps := make([][]lazymask.StepRecord, len(idx))
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(idx))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(idx); i += workers {
+				insts[i] = lazymask.Augment(l.Insts[idx[i]], aug[i])
+				s, err := lazymask.ReplayTour(insts[i], l.Tours[idx[i]], look, budget, lazymask.Test)
+				if err == nil {
+					steps[i] = s
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return insts, steps
+}
+
+// imitateStep runs one imitation update: ImitateBatch label tours, each
+// under a random dihedral transform, replayed teacher-forced under the
+// LazyMask masks; the loss is their mean negative log-likelihood (the
+// summed cross-entropy of each next node). No rollout.
+func (t *Trainer) imitateStep() (Record, error) {
+	cfg := &t.cfg
+	start := time.Now()
+	idx, aug := t.picker.pick(t.done, cfg.ImitateBatch)
+	insts, steps := labelSteps(t.labels, idx, aug, cfg.LookaheadKind(), cfg.ValBudget)
+	trajs := make([]lazymask.Trajectory, len(insts))
+	used := 0
+	var cost float64
+	for i := range trajs {
+		trajs[i] = lazymask.Trajectory{Inst: i, Steps: steps[i]}
+		t.rb.Advantage[i] = 0
+		if steps[i] != nil {
+			t.rb.Advantage[i] = 1
+			used++
+			cost += t.labels.Costs[idx[i]]
+		}
+	}
+	if used == 0 {
+		return Record{}, fmt.Errorf("step %d: no label tour of the batch replays under the %v masks", t.done+1, cfg.LookaheadKind())
+	}
+	// Padding rows carry zero advantage; rescale so the loss stays the mean
+	// over the replayed tours.
+	for i := range trajs {
+		t.rb.Advantage[i] *= float32(len(trajs)) / float32(used)
+	}
+	if err := t.rb.Fill(insts, trajs); err != nil {
+		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
+	}
+	prep := time.Since(start)
+	lr := cfg.LRAt(t.done)
+	res, err := t.step.run(t.rb, lr)
+	if err != nil {
+		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
+	}
+	if !finite(res.Loss, res.GradNorm) {
+		return Record{}, fmt.Errorf("step %d: %w (loss %v, gradient norm %v); stopping, the last good checkpoint in %s is kept",
+			t.done+1, ErrNonFinite, res.Loss, res.GradNorm, t.opt.Dir)
+	}
+	total := time.Since(start)
+	t.done++
+	t.seen += int64(used)
+	t.wall += total.Seconds()
+	return Record{
+		Kind: KindTrain, Step: t.done, Loss: res.Loss, LogLik: res.LogLik * float64(len(trajs)) / float64(used),
+		StepNLL: -res.LogLik * float64(len(trajs)) / float64(used) / float64(cfg.Size-1),
+		Length:  cost / float64(used), GradNorm: res.GradNorm, LR: lr,
+		RolloutSec: prep.Seconds(), ReplaySec: (total - prep).Seconds(),
+		InstPerSec: float64(used) / total.Seconds(),
+	}, nil
+}
+
+// labelGuides draws cfg.Batch label instances for a REINFORCE step mixed
+// with imitation and returns them with their label tours' steps, which
+// join the replay as slot P with advantage 1.
+func (t *Trainer) labelGuides() ([]*lazymask.Instance, [][]lazymask.StepRecord) {
+	idx, aug := t.picker.pick(t.done, t.cfg.Batch)
+	return labelSteps(t.labels, idx, aug, t.cfg.LookaheadKind(), t.cfg.ValBudget)
+}
+
+// labelsFit checks that a label set was made for the run's problem and
+// size.
+func labelsFit(l *datasets.Labels, cfg *Config) error {
+	if len(l.Insts) == 0 {
+		return fmt.Errorf("imitate %s: no label with a feasible tour", cfg.Imitate)
+	}
+	if p := l.Insts[0].Problem; p != cfg.ProblemKind() {
+		return fmt.Errorf("imitate %s: labels are %v instances, the run trains %v", cfg.Imitate, p, cfg.ProblemKind())
+	}
+	if n := l.Insts[0].N; n != cfg.Size {
+		return fmt.Errorf("imitate %s: labels have %d nodes, the run trains size %d", cfg.Imitate, n, cfg.Size)
+	}
+	return nil
+}
