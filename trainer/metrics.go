@@ -37,8 +37,8 @@ type Record struct {
 	Entropy    float64 `json:"entropy,omitempty"`
 	// Imitation: mean log-likelihood of a label tour, and the mean
 	// cross-entropy per step of it.
-	LogLik  float64 `json:"loglik,omitempty"`
-	StepNLL float64 `json:"step_nll,omitempty"`
+	LogLik     float64 `json:"loglik,omitempty"`
+	StepNLL    float64 `json:"step_nll,omitempty"`
 	GradNorm   float64 `json:"grad_norm,omitempty"`
 	Backtracks float64 `json:"backtracks,omitempty"`
 	// Local-search guidance: mean guide-tour length, mean relative gain
