@@ -9,10 +9,10 @@ deny() { # package, regexp of forbidden imports
   bad=$(go list -deps "./$1" | grep -E "$2" || true)
   if [ -n "$bad" ]; then echo "deps-check: $1 must not depend on:"; echo "$bad" | sed 's/^/  /'; fail=1; fi
 }
-# lazymask and localsearch: standard library (and lazymask) only.
-for p in lazymask localsearch; do
+# lazymask, localsearch and solve: standard library (and lazymask, localsearch) only.
+for p in lazymask localsearch solve; do
   [ -d "$p" ] || continue
-  bad=$(go list -deps "./$p" | grep '\.' | grep -vE "^$mod/(lazymask|localsearch)\$" || true)
+  bad=$(go list -deps "./$p" | grep '\.' | grep -vE "^$mod/(lazymask|localsearch|solve)\$" || true)
   if [ -n "$bad" ]; then echo "deps-check: $p must use the standard library only, found:"; echo "$bad" | sed 's/^/  /'; fail=1; fi
 done
 deny models/features 'gomlx|onnxruntime|parquet'

@@ -1,0 +1,279 @@
+package solve
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/localsearch"
+)
+
+// Job is one instance to improve: its starting tours (decoded by a model or
+// a heuristic) and the seed of its search.
+type Job struct {
+	Inst *lazymask.Instance
+	// Starts are the starting tours; nil entries (decodes that gave up)
+	// are skipped. localsearch.ImproveFrom dedupes them and takes the best
+	// Options.Search.MaxStarts in the order of lazymask.Compare.
+	Starts [][]int
+	// Seed is the search's seed (localsearch.Options.Seed).
+	Seed uint64
+}
+
+// Options configure Improve.
+type Options struct {
+	// Search are the options of every instance's localsearch.ImproveFrom;
+	// its Seed is replaced by Job.Seed and, under a Deadline, its
+	// TimeLimit caps each instance's part of the time.
+	Search localsearch.Options
+	// Deadline, when not zero, bounds the whole call: each instance, as a
+	// worker takes it, gets an equal part of the time left for the
+	// instances not yet started (ShareOf). WithShare sets it.
+	Deadline time.Time
+	// Urgency adds localsearch.OrderTour (customers by window end or
+	// draft limit) as a start where no given start is feasible, one start
+	// beyond Search.MaxStarts.
+	Urgency bool
+	// Workers is the number of instances searched side by side
+	// (0 = runtime.GOMAXPROCS).
+	Workers int
+}
+
+// MaxShare bounds the share of WithShare: a thousand times the time spent
+// decoding is more than any search here uses, and keeps the durations far
+// from overflow.
+const MaxShare = 1000
+
+// UnboundedKicks stands for "as many kicks as the time allows" (the search
+// also ends its kicks when no feasible perturbation is found).
+const UnboundedKicks = math.MaxInt32
+
+// WithShare bounds the search by share × spent from now (spent: the time
+// the starts took to decode): Deadline is set, kicks are unbounded unless
+// Search.Kicks caps them, and an instance without a feasible start is
+// always repaired (localsearch.Options.FinishRepair), as the share is a
+// target for the improvement, not a reason to leave an instance
+// infeasible. share ≤ 0 returns o unchanged.
+func (o Options) WithShare(share float64, spent time.Duration) Options {
+	if share <= 0 {
+		return o
+	}
+	if o.Search.Kicks == 0 {
+		o.Search.Kicks = UnboundedKicks
+	}
+	o.Search.FinishRepair = true
+	o.Deadline = time.Now().Add(time.Duration(min(share, MaxShare) * float64(spent)))
+	return o
+}
+
+// ShareOf returns the time limit of an instance that starts now with
+// pending instances (itself included) not yet started and workers
+// searching side by side: an equal part of the time left before deadline,
+// never past it, at least a microsecond (zero would mean no limit), and at
+// most limit when that is set.
+func ShareOf(deadline time.Time, pending, workers int, limit time.Duration) time.Duration {
+	left := time.Until(deadline)
+	part := min(left/time.Duration(max(pending, 1))*time.Duration(max(workers, 1)), left)
+	part = max(part, time.Microsecond)
+	if limit > 0 {
+		part = min(part, limit)
+	}
+	return part
+}
+
+// Result is the outcome of one job.
+type Result struct {
+	// Search is the local search's result (Search.Tour, Search.Check);
+	// zero when the job had no start (Searched false).
+	Search   localsearch.Result
+	Searched bool
+	// Given is the verdict of the best given start (zero: none complete).
+	Given lazymask.Verdict
+	// Final is lazymask.Check's verdict on Search.Tour, replayed again
+	// after the search.
+	Final lazymask.Verdict
+	// Start is the index in Job.Starts of the start the best search began
+	// from, or −1 for the urgency order.
+	Start int
+	// Improved: Final is feasible and better than Given.
+	Improved bool
+	// Changed: the search's tour differs from its best start.
+	Changed bool
+}
+
+// Stats sum what the searches of one call did.
+type Stats struct {
+	// Searched counts the jobs with a start; Starts the starting tours
+	// descended from; Kicks the perturbations tried; KicksAccepted and
+	// Merged those kicks and merges of local optima that improved the best
+	// tour; Moves the applied moves.
+	Searched      int `json:"searched"`
+	Starts        int `json:"starts"`
+	Kicks         int `json:"kicks"`
+	KicksAccepted int `json:"kicks_accepted"`
+	Merged        int `json:"merged"`
+	Moves         int `json:"moves"`
+	// Repaired counts infeasible best starts that became feasible;
+	// Changed the results that differ from their best start; Improved
+	// the results better than every given start.
+	Repaired int `json:"repaired"`
+	Changed  int `json:"changed"`
+	Improved int `json:"improved"`
+	// Elapsed sums the searches' wall times.
+	Elapsed time.Duration `json:"-"`
+}
+
+// Add accumulates o into s.
+func (s *Stats) Add(o Stats) {
+	s.Searched += o.Searched
+	s.Starts += o.Starts
+	s.Kicks += o.Kicks
+	s.KicksAccepted += o.KicksAccepted
+	s.Merged += o.Merged
+	s.Moves += o.Moves
+	s.Repaired += o.Repaired
+	s.Changed += o.Changed
+	s.Improved += o.Improved
+	s.Elapsed += o.Elapsed
+}
+
+func (s *Stats) count(r *Result) {
+	if !r.Searched {
+		return
+	}
+	s.Searched++
+	s.Starts += r.Search.Starts
+	s.Kicks += r.Search.Kicks
+	s.KicksAccepted += r.Search.KicksAccepted
+	s.Merged += r.Search.Merged
+	s.Moves += r.Search.Moves
+	s.Elapsed += r.Search.Elapsed
+	if r.Search.Repaired {
+		s.Repaired++
+	}
+	if r.Changed {
+		s.Changed++
+	}
+	if r.Improved {
+		s.Improved++
+	}
+}
+
+// JobError is the error of one job: Job is its index and Start the index
+// in Job.Starts of the malformed start it concerns (−1 when none).
+type JobError struct {
+	Job, Start int
+	Err        error
+}
+
+// Error names the start, if any, and the cause.
+func (e *JobError) Error() string {
+	if e.Start >= 0 {
+		return fmt.Sprintf("start %d: %v", e.Start, e.Err)
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *JobError) Unwrap() error { return e.Err }
+
+// Improve runs localsearch.ImproveFrom from the starts of every job on a
+// pool of Options.Workers goroutines, each job on its own copy of the
+// instance, and replays every result with lazymask.Check. It returns one
+// Result per job and their Stats; the first failing job (by index) gives a
+// *JobError, after every job has run. Without a Deadline or Search.TimeLimit
+// the results depend only on the jobs and options, not on the workers.
+func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
+	out := make([]Result, len(jobs))
+	errs := make([]error, len(jobs))
+	workers := Workers(opt.Workers)
+	var pending atomic.Int64
+	pending.Store(int64(len(jobs)))
+	ForEach(len(jobs), workers, func(i int) {
+		left := int(pending.Add(-1)) + 1
+		o := opt.Search
+		if !opt.Deadline.IsZero() {
+			o.TimeLimit = ShareOf(opt.Deadline, left, workers, opt.Search.TimeLimit)
+		}
+		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency)
+		if errs[i] != nil {
+			errs[i] = &JobError{Job: i, Start: startOf(errs[i]), Err: errs[i]}
+		}
+	})
+	var st Stats
+	for i := range out {
+		if errs[i] != nil {
+			return out, st, errs[i]
+		}
+		st.count(&out[i])
+	}
+	return out, st, nil
+}
+
+// badStart marks a malformed start (its index in Job.Starts).
+type badStart struct {
+	start int
+	err   error
+}
+
+func (e *badStart) Error() string { return e.err.Error() }
+func (e *badStart) Unwrap() error { return e.err }
+
+func startOf(err error) int {
+	var bs *badStart
+	if errors.As(err, &bs) {
+		return bs.start
+	}
+	return -1
+}
+
+// improveOne searches one job with options o (seed and time limit set).
+func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
+	res := Result{Start: -1}
+	in := job.Inst.Clone()
+	var starts [][]int
+	var from []int
+	for k, t := range job.Starts {
+		if t == nil {
+			continue
+		}
+		chk, err := lazymask.Check(in, t)
+		var te *lazymask.TourError
+		if errors.As(err, &te) {
+			return res, &badStart{k, err}
+		}
+		if v := chk.Verdict(); lazymask.Compare(v, res.Given) < 0 {
+			res.Given = v
+		}
+		starts, from = append(starts, t), append(from, k)
+	}
+	if urgency && !res.Given.Feasible {
+		starts, from = append(starts, localsearch.OrderTour(in)), append(from, -1)
+		if o.MaxStarts > 0 {
+			o.MaxStarts++
+		}
+	}
+	if len(starts) == 0 {
+		return res, nil
+	}
+	o.Seed = job.Seed
+	r, err := localsearch.ImproveFrom(in, starts, o)
+	if err != nil {
+		return res, err
+	}
+	res.Search, res.Searched = r, true
+	res.Start = from[r.StartIndex]
+	res.Changed = !slices.Equal(r.Tour, starts[r.StartIndex])
+	chk, err := lazymask.Check(in, r.Tour)
+	var te *lazymask.TourError
+	if errors.As(err, &te) {
+		return res, fmt.Errorf("%w: %w", localsearch.ErrVerify, err)
+	}
+	res.Final = chk.Verdict()
+	res.Improved = res.Final.Feasible && lazymask.Compare(res.Final, res.Given) < 0
+	return res, nil
+}

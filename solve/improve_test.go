@@ -1,0 +1,267 @@
+package solve
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/localsearch"
+)
+
+// fixture returns generated TSPTW-15 hard instances with two starts each:
+// the known (feasible) tour and the same tour with its first customer moved
+// to the end (often infeasible).
+func fixture(t *testing.T, count int) []Job {
+	t.Helper()
+	insts, known, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPTW, N: 15, Hardness: datasets.Hard, Seed: 9}, count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := make([]Job, count)
+	for i, in := range insts {
+		moved := slices.Concat(known[i][:1], known[i][2:], known[i][1:2])
+		jobs[i] = Job{Inst: in, Starts: [][]int{known[i], moved}, Seed: uint64(i)}
+	}
+	return jobs
+}
+
+// TestShareOf: each starting instance gets an equal part of the time left
+// for the instances not yet started, never past the deadline, at least a
+// microsecond, and at most the cap.
+func TestShareOf(t *testing.T) {
+	hour := time.Now().Add(time.Hour)
+	near := func(got, want time.Duration) bool { return got <= want && got > want-time.Minute }
+	for _, tc := range []struct {
+		deadline         time.Time
+		pending, workers int
+		limit, want      time.Duration
+	}{
+		{hour, 4, 2, 0, 30 * time.Minute},
+		{hour, 60, 1, 0, time.Minute},
+		{hour, 1, 2, 0, time.Hour}, // the last instance: all that is left, not twice it
+		{hour, 4, 2, 10 * time.Second, 10 * time.Second},
+		{time.Now().Add(-time.Second), 3, 2, 0, time.Microsecond},
+	} {
+		got := ShareOf(tc.deadline, tc.pending, tc.workers, tc.limit)
+		if tc.want <= 10*time.Second && got != tc.want || tc.want > 10*time.Second && !near(got, tc.want) {
+			t.Errorf("ShareOf(%v from now, %d pending, %d workers, limit %v) = %v, want %v",
+				time.Until(tc.deadline).Round(time.Second), tc.pending, tc.workers, tc.limit, got, tc.want)
+		}
+	}
+}
+
+// TestWithShare: a share makes the kicks unbounded unless capped, turns
+// on FinishRepair and sets the deadline share × spent from now; no share
+// changes nothing.
+func TestWithShare(t *testing.T) {
+	base := Options{Search: localsearch.Options{MaxStarts: 8, Seed: 5}}
+	if o := base.WithShare(0, time.Hour); !o.Deadline.IsZero() || o.Search.Kicks != 0 || o.Search.FinishRepair {
+		t.Fatalf("no share: %+v", o)
+	}
+	before := time.Now()
+	o := base.WithShare(0.5, time.Hour)
+	if o.Search.Kicks != UnboundedKicks || !o.Search.FinishRepair || o.Search.MaxStarts != 8 ||
+		o.Deadline.Before(before.Add(30*time.Minute)) || o.Deadline.After(time.Now().Add(30*time.Minute)) {
+		t.Fatalf("share 0.5 of an hour: %+v, deadline in %v", o.Search, time.Until(o.Deadline))
+	}
+	base.Search.Kicks = 3
+	if o := base.WithShare(0.5, time.Hour); o.Search.Kicks != 3 {
+		t.Fatalf("capped kicks under a share gave %d", o.Search.Kicks)
+	}
+	if o := base.WithShare(1e9, time.Millisecond); time.Until(o.Deadline) > MaxShare*time.Millisecond {
+		t.Fatalf("share above MaxShare: deadline in %v", time.Until(o.Deadline))
+	}
+}
+
+// TestImproveDeadline: a deadline already past leaves no time to search,
+// so nothing is improved; a distant one changes nothing against none; an
+// unbounded-kick search under a short deadline returns, having kicked.
+func TestImproveDeadline(t *testing.T) {
+	jobs := fixture(t, 6)
+	run := func(opt Options) []Result {
+		t.Helper()
+		opt.Workers = 2
+		out, _, err := Improve(jobs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	search := localsearch.Options{Kicks: 3, MaxStarts: 8}
+	plain, far := run(Options{Search: search}), run(Options{Search: search, Deadline: time.Now().Add(time.Hour)})
+	improved := 0
+	for i := range jobs {
+		if plain[i].Improved != far[i].Improved || !slices.Equal(plain[i].Search.Tour, far[i].Search.Tour) {
+			t.Fatalf("job %d: a distant deadline changed the result: %v against %v", i, far[i].Search.Tour, plain[i].Search.Tour)
+		}
+		if plain[i].Improved {
+			improved++
+		}
+	}
+	if improved == 0 {
+		t.Fatal("no instance improved without a deadline: the comparison exercises nothing")
+	}
+	for i, r := range run(Options{Search: search, Deadline: time.Now().Add(-time.Second)}) {
+		if r.Improved {
+			t.Fatalf("job %d improved (%v) although the deadline had passed", i, r.Search.Tour)
+		}
+	}
+	search.Kicks = UnboundedKicks
+	kicks := 0
+	for _, r := range run(Options{Search: search, Deadline: time.Now().Add(300 * time.Millisecond)}) {
+		kicks += r.Search.Kicks
+	}
+	if kicks == 0 {
+		t.Fatal("no kicks under an unbounded-kick deadline")
+	}
+}
+
+// TestImproveResults: every result is what localsearch.ImproveFrom finds
+// from the job's starts with its seed, whatever the worker count;
+// Improved, Changed, Start and the stats follow from it; nil starts are
+// skipped and a job without starts is not searched.
+func TestImproveResults(t *testing.T) {
+	jobs := fixture(t, 8)
+	jobs[2].Starts = [][]int{nil, jobs[2].Starts[1], nil} // a failed decode, then the moved tour
+	jobs[5].Starts = [][]int{nil}
+	opt := Options{Search: localsearch.Options{Kicks: 2}}
+	one, st, err := Improve(jobs, Options{Search: opt.Search, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three, _, err := Improve(jobs, Options{Search: opt.Search, Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	improved, kicks := 0, 0
+	for i, r := range one {
+		if !slices.Equal(r.Search.Tour, three[i].Search.Tour) {
+			t.Fatalf("job %d: 1 worker %v, 3 workers %v", i, r.Search.Tour, three[i].Search.Tour)
+		}
+		if i == 5 {
+			if r.Searched || r.Improved || r.Start != -1 {
+				t.Fatalf("job without starts: %+v", r)
+			}
+			continue
+		}
+		var starts [][]int
+		for _, s := range jobs[i].Starts {
+			if s != nil {
+				starts = append(starts, s)
+			}
+		}
+		want, err := localsearch.ImproveFrom(jobs[i].Inst, starts, localsearch.Options{Kicks: 2, Seed: jobs[i].Seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(r.Search.Tour, want.Tour) || !r.Searched {
+			t.Fatalf("job %d: tour %v, ImproveFrom gives %v", i, r.Search.Tour, want.Tour)
+		}
+		chk, _ := lazymask.Check(jobs[i].Inst, r.Search.Tour)
+		best := lazymask.Verdict{}
+		for _, s := range starts {
+			c, _ := lazymask.Check(jobs[i].Inst, s)
+			if lazymask.Compare(c.Verdict(), best) < 0 {
+				best = c.Verdict()
+			}
+		}
+		if r.Final != chk.Verdict() || r.Given != best || r.Improved != (chk.Feasible && lazymask.Compare(chk.Verdict(), best) < 0) {
+			t.Fatalf("job %d: final %+v given %+v improved %v; checker %+v best start %+v", i, r.Final, r.Given, r.Improved, chk.Verdict(), best)
+		}
+		if want := jobs[i].Starts[r.Start]; r.Changed != !slices.Equal(r.Search.Tour, want) {
+			t.Fatalf("job %d: changed %v from start %d", i, r.Changed, r.Start)
+		}
+		if r.Improved {
+			improved++
+		}
+		kicks += r.Search.Kicks
+	}
+	if st.Searched != 7 || st.Improved != improved || st.Kicks != kicks || improved == 0 {
+		t.Fatalf("stats %+v; %d improved, %d kicks", st, improved, kicks)
+	}
+}
+
+// TestImproveUrgency: where no start is feasible the urgency order joins
+// the starts (one beyond MaxStarts), and a feasible result counts as an
+// improvement even when the urgency order itself was feasible; where a
+// start is feasible it does not join.
+func TestImproveUrgency(t *testing.T) {
+	jobs := fixture(t, 8)
+	var infeasible []int
+	for i := range jobs {
+		moved := jobs[i].Starts[1]
+		if c, _ := lazymask.Check(jobs[i].Inst, moved); !c.Feasible {
+			infeasible = append(infeasible, i)
+		}
+		jobs[i].Starts = [][]int{moved}
+	}
+	if len(infeasible) == 0 {
+		t.Fatal("every moved tour is feasible; pick another fixture")
+	}
+	jobs = append(jobs, Job{Inst: jobs[0].Inst, Seed: 99}) // no start at all
+	res, _, err := Improve(jobs, Options{Search: localsearch.Options{MaxStarts: 1}, Urgency: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		in := jobs[i].Inst
+		var starts [][]int
+		starts = append(starts, jobs[i].Starts...)
+		maxStarts := 1
+		if !r.Given.Feasible {
+			starts, maxStarts = append(starts, localsearch.OrderTour(in)), 2
+		}
+		want, err := localsearch.ImproveFrom(in, starts, localsearch.Options{MaxStarts: maxStarts, Seed: jobs[i].Seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(r.Search.Tour, want.Tour) {
+			t.Fatalf("job %d: tour %v, want %v", i, r.Search.Tour, want.Tour)
+		}
+		if wantStart := map[bool]int{true: -1, false: want.StartIndex}[want.StartIndex == len(jobs[i].Starts)]; r.Start != wantStart {
+			t.Fatalf("job %d: start %d, want %d", i, r.Start, wantStart)
+		}
+		if !r.Given.Feasible && r.Improved != r.Final.Feasible {
+			t.Fatalf("job %d: no feasible start, final feasible %v, improved %v", i, r.Final.Feasible, r.Improved)
+		}
+	}
+	if last := res[len(res)-1]; !last.Searched || last.Start != -1 || last.Given.Complete {
+		t.Fatalf("job without starts: %+v", last)
+	}
+}
+
+// TestImproveErrors: a malformed start is a *JobError naming the job and
+// the start; the other jobs still run.
+func TestImproveErrors(t *testing.T) {
+	jobs := fixture(t, 3)
+	jobs[1].Starts = append(jobs[1].Starts, []int{0, 1, 1})
+	res, _, err := Improve(jobs, Options{})
+	var je *JobError
+	if !errors.As(err, &je) || je.Job != 1 || je.Start != 2 {
+		t.Fatalf("err %v, want job 1 start 2", err)
+	}
+	var te *lazymask.TourError
+	if !errors.As(err, &te) {
+		t.Fatalf("err %v does not wrap the *lazymask.TourError", err)
+	}
+	if !res[0].Searched || !res[2].Searched {
+		t.Fatal("the other jobs did not run")
+	}
+}
+
+// TestForEach: every index once, whatever the worker count.
+func TestForEach(t *testing.T) {
+	for _, w := range []int{0, 1, 3, 50} {
+		seen := make([]int, 20)
+		ForEach(len(seen), w, func(i int) { seen[i]++ })
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("%d workers: index %d called %d times", w, i, c)
+			}
+		}
+	}
+	ForEach(0, 2, func(int) { t.Fatal("called for n = 0") })
+}
