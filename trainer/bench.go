@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
@@ -11,6 +12,9 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/localsearch"
 	"github.com/lmask/lmask/models"
 	"github.com/lmask/lmask/models/features"
 )
@@ -55,6 +59,9 @@ type BenchRow struct {
 	PeakGFLOPS float64
 	// CompileSec is the wall time of the first (compiling) iteration.
 	CompileSec float64
+	// ImitateToursPerSec is the imitation rate (label tours per second,
+	// BenchConfig.ImitateBatch per step, no rollout); 0 when not measured.
+	ImitateToursPerSec float64
 	// Err is set when the backend could not run.
 	Err error
 }
@@ -69,6 +76,10 @@ type BenchConfig struct {
 	Steps int
 	// Dir is a scratch directory for the runs.
 	Dir string
+	// ImitateBatch > 0 also times imitation steps of that many label tours
+	// (Random-L tours of generated instances stand in for labels: the rate
+	// does not depend on their quality).
+	ImitateBatch int
 }
 
 // benchWarmup is the number of untimed iterations before the timed ones:
@@ -89,6 +100,9 @@ func Bench(bc BenchConfig, log io.Writer) []BenchRow {
 		row.PeakGFLOPS, row.Err = MatMulPeak(be)
 		if row.Err == nil {
 			row.Err = benchBackend(bc, be, &row, log)
+		}
+		if row.Err == nil && bc.ImitateBatch > 0 {
+			row.Err = benchImitation(bc, be, &row, log)
 		}
 		rows = append(rows, row)
 	}
@@ -146,6 +160,89 @@ func benchBackend(bc BenchConfig, backend string, row *BenchRow, log io.Writer) 
 	row.ReplayGFLOPS = repF / row.ReplaySec / 1e9
 	row.GFLOPS = (rollF + repF) / (row.RolloutSec + row.ReplaySec) / 1e9
 	return nil
+}
+
+// benchImitation times imitation steps on a scratch label set.
+func benchImitation(bc BenchConfig, backend string, row *BenchRow, log io.Writer) error {
+	cfg := bc.Config
+	cfg.Backend = backend
+	cfg.ValFile, cfg.CheckpointEvery, cfg.ValEvery = "", 0, 0
+	cfg.Steps = bc.Steps + benchWarmup
+	dir, err := os.MkdirTemp(bc.Dir, "bench-imitate-"+sanitizeName(backend)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cfg.Imitate, cfg.ImitateBatch, cfg.RLWeight = filepath.Join(dir, "labels"), bc.ImitateBatch, 0
+	if err := scratchLabels(cfg.Imitate, &cfg, bc.ImitateBatch); err != nil {
+		return err
+	}
+	tr, err := New(cfg, Options{Dir: filepath.Join(dir, "run")})
+	if err != nil {
+		return err
+	}
+	for i := 0; i < benchWarmup; i++ {
+		if _, err := tr.TrainStep(); err != nil {
+			return err
+		}
+	}
+	tours := 0.0
+	start := time.Now()
+	for i := 0; i < bc.Steps; i++ {
+		r, err := tr.TrainStep()
+		if err != nil {
+			return err
+		}
+		tours += r.InstPerSec * (r.RolloutSec + r.ReplaySec)
+		fmt.Fprintf(log, "%s: imitation step %d: replay prep %.2fs, update %.2fs\n", backend, i+1, r.RolloutSec, r.ReplaySec)
+	}
+	row.ImitateToursPerSec = tours / time.Since(start).Seconds()
+	return nil
+}
+
+// scratchLabels writes a one-chunk label set of count generated instances
+// with their feasible Random-L tours.
+func scratchLabels(dir string, cfg *Config, count int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	gc := datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: cfg.Seed}
+	insts, _, err := datasets.Generate(gc, count)
+	if err != nil {
+		return err
+	}
+	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, 8, lazymask.Config{Budget: lazymask.Unlimited, Seed: cfg.Seed})
+	if err != nil {
+		return err
+	}
+	tours := make([][]int, len(insts))
+	for _, t := range trajs {
+		if t.Tour != nil && t.Feasible && tours[t.Inst] == nil {
+			tours[t.Inst] = t.Tour
+		}
+	}
+	var sols []datasets.Solution
+	for i, t := range tours {
+		if t == nil {
+			t = localsearch.OrderTour(insts[i]) // a stand-in; infeasible ones are left out when read
+		}
+		s, err := datasets.Checked(insts[i], int64(i), t, "bench")
+		if err != nil {
+			return err
+		}
+		sols = append(sols, s)
+	}
+	ip, sp := datasets.LabelChunkPaths(dir, 0)
+	meta := datasets.Metadata{Kind: datasets.KindInstances, Problem: cfg.Problem, Size: cfg.Size, Hardness: cfg.Hardness}
+	if err := datasets.WriteInstances(ip, meta, insts, nil, datasets.WriterOptions{}); err != nil {
+		return err
+	}
+	meta.Kind = datasets.KindSolutions
+	if err := datasets.WriteSolutions(sp, meta, sols, datasets.WriterOptions{}); err != nil {
+		return err
+	}
+	return datasets.WriteLabelSpec(dir, datasets.LabelSpec{Problem: cfg.Problem, Size: cfg.Size, Hardness: cfg.Hardness,
+		Seed: cfg.Seed, ChunkSize: count, Search: "Random-L (bench stand-in)"})
 }
 
 func sanitizeName(s string) string {
@@ -207,14 +304,18 @@ func MatMulPeak(backend string) (float64, error) {
 func WriteBenchTable(w io.Writer, cfg Config, rows []BenchRow) {
 	fmt.Fprintf(w, "%s-%d, batch %d × %d samples, model L=%d d=%d h=%d ffn=%d, budget %d\n",
 		cfg.Problem, cfg.Size, cfg.Batch, cfg.Samples, cfg.Model.Layers, cfg.Model.DModel, cfg.Model.Heads, cfg.Model.FFN, cfg.Budget)
-	fmt.Fprintf(w, "%-8s %9s %9s %9s %9s %10s %10s %10s %10s %10s %9s\n",
-		"backend", "inst/s", "graph/s", "share", "rollout", "replay", "roll GF/s", "repl GF/s", "all GF/s", "peak GF/s", "warm-up")
+	fmt.Fprintf(w, "%-8s %9s %9s %9s %9s %10s %10s %10s %10s %10s %9s %12s\n",
+		"backend", "inst/s", "graph/s", "share", "rollout", "replay", "roll GF/s", "repl GF/s", "all GF/s", "peak GF/s", "warm-up", "imit tours/s")
 	for _, r := range rows {
 		if r.Err != nil {
 			fmt.Fprintf(w, "%-8s error: %v\n", r.Backend, r.Err)
 			continue
 		}
-		fmt.Fprintf(w, "%-8s %9.2f %9.2f %8.0f%% %8.2fs %8.2fs %10.1f %10.1f %10.1f %10.1f %8.1fs\n",
-			r.Backend, r.InstPerSec, r.GraphInstPerSec, 100*r.GraphShare, r.RolloutSec, r.ReplaySec, r.RolloutGFLOPS, r.ReplayGFLOPS, r.GFLOPS, r.PeakGFLOPS, r.CompileSec)
+		imit := "-"
+		if r.ImitateToursPerSec > 0 {
+			imit = fmt.Sprintf("%.1f", r.ImitateToursPerSec)
+		}
+		fmt.Fprintf(w, "%-8s %9.2f %9.2f %8.0f%% %8.2fs %8.2fs %10.1f %10.1f %10.1f %10.1f %8.1fs %12s\n",
+			r.Backend, r.InstPerSec, r.GraphInstPerSec, 100*r.GraphShare, r.RolloutSec, r.ReplaySec, r.RolloutGFLOPS, r.ReplayGFLOPS, r.GFLOPS, r.PeakGFLOPS, r.CompileSec, imit)
 	}
 }

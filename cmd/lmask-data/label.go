@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
@@ -110,7 +112,8 @@ func labelAction(c *cli.Context) error {
 	}
 	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(c.App.ErrWriter),
 		progressbar.OptionSetDescription("label"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("inst"), progressbar.OptionThrottle(500_000_000))
+		progressbar.OptionSetItsString("inst"), progressbar.OptionThrottle(500_000_000),
+		progressbar.OptionSetVisibility(isTerminal(c.App.ErrWriter)))
 	b.Progress = func(done int) { _ = bar.Set(done) }
 	if c.Bool("relabel") {
 		r, err := b.Relabel(ctx)
@@ -129,6 +132,12 @@ func labelAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "%s: %d chunks written (%s)\n", dir, n, spec.Search)
 	return nil
+}
+
+// isTerminal reports whether w is a terminal (progress bars only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // newStarter returns the model's greedy decoder or Random-L as the

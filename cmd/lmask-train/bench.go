@@ -31,6 +31,7 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.IntFlag{Name: "heads", Value: 8},
 			&cli.IntFlag{Name: "ffn", Value: 512},
 			&cli.Uint64Flag{Name: "seed", Value: 1234},
+			&cli.IntFlag{Name: "imitate-batch", Value: 256, Usage: "label tours per imitation step timed beside REINFORCE (0: skip)", Action: atLeast("imitate-batch", 0)},
 		},
 		Action: func(c *cli.Context) error {
 			cfg := trainer.DefaultConfig(c.String("problem"), c.Int("size"), c.String("hardness"))
@@ -50,7 +51,7 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			if len(backends) == 0 {
 				return fmt.Errorf("--backends: empty")
 			}
-			rows := trainer.Bench(trainer.BenchConfig{Config: cfg, Backends: backends, Steps: c.Int("steps")}, stderr)
+			rows := trainer.Bench(trainer.BenchConfig{Config: cfg, Backends: backends, Steps: c.Int("steps"), ImitateBatch: c.Int("imitate-batch")}, stderr)
 			// The table holds the backends that ran; the failures make the
 			// error (stderr, non-zero exit).
 			var ok []trainer.BenchRow

@@ -199,12 +199,21 @@ func newProgress(w io.Writer, done, total int) *progress {
 func (p *progress) update(r trainer.Record) {
 	p.lastRecord = r
 	if p.bar != nil {
-		p.bar.Describe(fmt.Sprintf("Ψ %.3f infeas %.1f%%", r.PenCost, 100*r.Infeasible))
+		if r.StepNLL > 0 {
+			p.bar.Describe(fmt.Sprintf("NLL/step %.3f", r.StepNLL))
+		} else {
+			p.bar.Describe(fmt.Sprintf("Ψ %.3f infeas %.1f%%", r.PenCost, 100*r.Infeasible))
+		}
 		_ = p.bar.Set(r.Step)
 		return
 	}
 	if every := max(p.total/10, 1); r.Step-p.lastPrint >= every || r.Step == p.total {
 		p.lastPrint = r.Step
+		if r.StepNLL > 0 {
+			fmt.Fprintf(p.w, "step %d/%d: imitation NLL per step %.4f, label length %.4f, loss %.4g, %.2f tours/s\n",
+				r.Step, p.total, r.StepNLL, r.Length, r.Loss, r.InstPerSec)
+			return
+		}
 		fmt.Fprintf(p.w, "step %d/%d: reward %.4f, pen. cost %.4f, infeasible %.1f%%, loss %.4g, %.2f inst/s\n",
 			r.Step, p.total, r.Reward, r.PenCost, 100*r.Infeasible, r.Loss, r.InstPerSec)
 	}

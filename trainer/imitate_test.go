@@ -1,0 +1,252 @@
+package trainer
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/labels"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/models"
+)
+
+// heuristicStarts starts the label search from Random-L tours.
+type heuristicStarts struct{ seed uint64 }
+
+func (h heuristicStarts) Describe() string { return "Random-L ×4" }
+
+func (h heuristicStarts) Starts(_ context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, 4, lazymask.Config{Budget: 50, Seed: h.seed})
+	if err != nil {
+		return nil, err
+	}
+	return toursOf(trajs, len(insts)), nil
+}
+
+// policyStarts starts the label search from a model's greedy tours under
+// the eight transforms (the network of a self-improvement round).
+type policyStarts struct{ m *models.Model }
+
+func (p policyStarts) Describe() string { return "model greedy ×8" }
+
+func (p policyStarts) Starts(_ context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	out := make([][][]int, len(insts))
+	for k := 0; k < lazymask.NumAugment; k++ {
+		aug := make([]*lazymask.Instance, len(insts))
+		for i, in := range insts {
+			aug[i] = lazymask.Augment(in, k)
+		}
+		trajs, err := lazymask.Decode(p.m.Policy(), aug, 1, lazymask.Config{Budget: 50, Greedy: true})
+		if err != nil {
+			return nil, err
+		}
+		for i, ts := range toursOf(trajs, len(insts)) {
+			out[i] = append(out[i], ts...)
+		}
+	}
+	return out, nil
+}
+
+func toursOf(trajs []lazymask.Trajectory, n int) [][][]int {
+	out := make([][][]int, n)
+	for _, t := range trajs {
+		if t.Tour != nil {
+			out[t.Inst] = append(out[t.Inst], t.Tour)
+		}
+	}
+	return out
+}
+
+// tinyLabels writes a label set of count TSPTW-10 easy instances into dir.
+func tinyLabels(t *testing.T, dir string, count, kicks int) {
+	t.Helper()
+	spec := datasets.LabelSpec{Problem: "tsptw", Size: 10, Hardness: "easy", Seed: 5, ChunkSize: count / 2, Search: "test"}
+	got, err := labels.Open(dir, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &labels.Builder{Dir: dir, Spec: got, Starter: heuristicStarts{seed: 1}, Search: labels.Search{Kicks: kicks, MaxStarts: 2}}
+	if _, err := b.Grow(context.Background(), count); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func imitateConfig(t *testing.T, dir string, steps int) Config {
+	cfg := tinyConfig(t, steps)
+	cfg.Imitate, cfg.ImitateBatch = dir, 16
+	return cfg
+}
+
+// TestImitate_MasksEqualDecoding: the steps the imitation replays for a
+// tour under a transform are the steps a decode of that transformed
+// instance records when it places the same nodes: current node, time,
+// RIE inputs and masks.
+func TestImitate_MasksEqualDecoding(t *testing.T) {
+	gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: lazymask.TSPTW, N: 12, Hardness: "medium", Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &datasets.Labels{}
+	var recorded [][]lazymask.StepRecord
+	var augs []int
+	for len(l.Insts) < 6 {
+		in, _ := gen.Next()
+		k := len(l.Insts) % lazymask.NumAugment
+		trajs, err := lazymask.Decode(&lazymask.RandomL{}, []*lazymask.Instance{lazymask.Augment(in, k)}, 1,
+			lazymask.Config{Budget: 50, Seed: 9, Record: true, Semantics: lazymask.Test})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := trajs[0]
+		if !tr.Feasible || tr.Backtracks > 0 {
+			continue // a straight decode is what a label replays
+		}
+		l.Insts, l.Tours = append(l.Insts, in), append(l.Tours, tr.Tour)
+		recorded, augs = append(recorded, tr.Steps), append(augs, k)
+	}
+	idx := []int{0, 1, 2, 3, 4, 5}
+	insts, steps := labelSteps(l, idx, augs, lazymask.LookTSL, 50)
+	for i := range idx {
+		want := lazymask.Augment(l.Insts[i], augs[i])
+		if !slices.Equal(insts[i].X, want.X) || !slices.Equal(insts[i].Y, want.Y) {
+			t.Fatalf("label %d: replayed instance is not transform %d of the label's instance", i, augs[i])
+		}
+		if len(steps[i]) != len(recorded[i]) {
+			t.Fatalf("label %d: %d replayed steps, the decode recorded %d", i, len(steps[i]), len(recorded[i]))
+		}
+		for k, s := range steps[i] {
+			r := recorded[i][k]
+			if s.Current != r.Current || s.Chosen != r.Chosen || s.State != r.State || s.Refine != r.Refine ||
+				s.Budget != r.Budget || !slices.Equal(s.Mask, r.Mask) {
+				t.Fatalf("label %d step %d: replay %+v, decode %+v", i, k, s, r)
+			}
+		}
+	}
+}
+
+// TestImitate_LossIsLabelNLLAndFalls: the imitation loss equals the mean
+// negative log-likelihood of the label tours computed by the plain replay,
+// and repeated updates on one fixed batch lower it.
+func TestImitate_LossIsLabelNLLAndFalls(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "labels")
+	tinyLabels(t, dir, 32, 2)
+	cfg := imitateConfig(t, dir, 40)
+	tr, err := New(cfg, Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, aug := tr.picker.pick(0, cfg.ImitateBatch)
+	insts, steps := labelSteps(tr.labels, idx, aug, cfg.LookaheadKind(), cfg.ValBudget)
+	trajs := make([]lazymask.Trajectory, len(insts))
+	for i := range trajs {
+		if steps[i] == nil {
+			t.Fatalf("label %d does not replay", idx[i])
+		}
+		trajs[i] = lazymask.Trajectory{Inst: i, Steps: steps[i]}
+		tr.rb.Advantage[i] = 1
+	}
+	if err := tr.rb.Fill(insts, trajs); err != nil {
+		t.Fatal(err)
+	}
+	ll, _, err := tr.model.Replay(tr.rb.ReplayBatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nll float64
+	for _, v := range ll {
+		nll -= float64(v)
+	}
+	nll /= float64(len(ll))
+	first, err := tr.step.run(tr.rb, 1e-2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(first.Loss-nll) > 1e-4*nll {
+		t.Fatalf("imitation loss %v, replayed label NLL %v", first.Loss, nll)
+	}
+	last := first
+	for i := 0; i < 30; i++ {
+		if last, err = tr.step.run(tr.rb, 1e-2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !(last.Loss < 0.5*first.Loss) {
+		t.Fatalf("loss on a fixed batch went %v → %v after 30 updates; want below half", first.Loss, last.Loss)
+	}
+}
+
+// TestImitate_ResumeEqualsStraightRun: the labels and transforms of a step
+// follow from the step number, so a resumed imitation run ends with the
+// weights of a straight one.
+func TestImitate_ResumeEqualsStraightRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "labels")
+	tinyLabels(t, dir, 24, 0)
+	cfg := imitateConfig(t, dir, 6)
+	a := trainRun(t, cfg, Options{Dir: t.TempDir()})
+	c := halfThenResumed(t, cfg, t.TempDir())
+	wa, wc := weightsOf(t, a), weightsOf(t, c)
+	for name, ta := range wa {
+		if !slices.Equal(ta.Data, wc[name].Data) {
+			t.Fatalf("%s differs between a straight and a resumed imitation run", name)
+		}
+	}
+}
+
+// TestSelfImprovementRound: labels from Random-L starts, imitation, a
+// relabel round from the trained network's tours (never a longer label),
+// then imitation again on the improved labels, resumed from the run.
+func TestSelfImprovementRound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("self-improvement round: skipped in -short")
+	}
+	dir := filepath.Join(t.TempDir(), "labels")
+	tinyLabels(t, dir, 40, 0)
+	before, err := datasets.ReadLabels(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := t.TempDir()
+	cfg := imitateConfig(t, dir, 30)
+	tr := trainRun(t, cfg, Options{Dir: run})
+
+	spec, err := datasets.ReadLabelSpec(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &labels.Builder{Dir: dir, Spec: spec, Starter: policyStarts{m: tr.Model()}, Search: labels.Search{Kicks: 5, MaxStarts: 4}}
+	round, err := b.Relabel(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := datasets.ReadLabels(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Costs) != len(before.Costs) {
+		t.Fatalf("relabel changed the label count %d → %d", len(before.Costs), len(after.Costs))
+	}
+	var sb, sa float64
+	for i := range after.Costs {
+		if after.Costs[i] > before.Costs[i]+1e-9 {
+			t.Fatalf("label %d got longer: %v → %v", i, before.Costs[i], after.Costs[i])
+		}
+		sb, sa = sb+before.Costs[i], sa+after.Costs[i]
+	}
+	if round.Improved == 0 || !(sa < sb) {
+		t.Fatalf("the round improved %d labels (mean length %v → %v); descents with kicks from the network's tours must beat plain descents from Random-L", round.Improved, sb, sa)
+	}
+	// Train on: the resumed run reads the relabelled set.
+	c, err := New(Config{}, Options{Dir: run, Resume: true, Steps: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if c.Step() != 40 {
+		t.Fatalf("second stage ended at step %d, want 40", c.Step())
+	}
+}
