@@ -35,8 +35,8 @@ type Options struct {
 	// instances not yet started (ShareOf). WithShare sets it.
 	Deadline time.Time
 	// Urgency adds localsearch.OrderTour (customers by window end or
-	// draft limit) as a start where no given start is feasible, one start
-	// beyond Search.MaxStarts.
+	// draft limit) as a start where no given start is feasible, on top of
+	// the best Search.MaxStarts given ones.
 	Urgency bool
 	// Workers is the number of instances searched side by side
 	// (0 = runtime.GOMAXPROCS).
@@ -237,6 +237,7 @@ func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
 	in := job.Inst.Clone()
 	var starts [][]int
 	var from []int
+	var verdicts []lazymask.Verdict
 	for k, t := range job.Starts {
 		if t == nil {
 			continue
@@ -246,16 +247,19 @@ func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
 		if errors.As(err, &te) {
 			return res, &badStart{k, err}
 		}
-		if v := chk.Verdict(); lazymask.Compare(v, res.Given) < 0 {
+		v := chk.Verdict()
+		if lazymask.Compare(v, res.Given) < 0 {
 			res.Given = v
 		}
-		starts, from = append(starts, t), append(from, k)
+		starts, from, verdicts = append(starts, t), append(from, k), append(verdicts, v)
 	}
 	if urgency && !res.Given.Feasible {
-		starts, from = append(starts, localsearch.OrderTour(in)), append(from, -1)
 		if o.MaxStarts > 0 {
+			// The urgency order comes on top of the best MaxStarts given.
+			starts, from = bestDistinct(starts, from, verdicts, o.MaxStarts)
 			o.MaxStarts++
 		}
+		starts, from = append(starts, localsearch.OrderTour(in)), append(from, -1)
 	}
 	if len(starts) == 0 {
 		return res, nil
@@ -276,4 +280,23 @@ func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
 	res.Final = chk.Verdict()
 	res.Improved = res.Final.Feasible && lazymask.Compare(res.Final, res.Given) < 0
 	return res, nil
+}
+
+// bestDistinct returns the best k distinct tours of starts (from: their
+// indices; verdicts: their replays), in the order of lazymask.Compare, ties
+// in the given order.
+func bestDistinct(starts [][]int, from []int, verdicts []lazymask.Verdict, k int) ([][]int, []int) {
+	var order []int
+	for i, t := range starts {
+		if !slices.ContainsFunc(order, func(j int) bool { return slices.Equal(starts[j], t) }) {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return lazymask.Compare(verdicts[a], verdicts[b]) })
+	var outS [][]int
+	var outF []int
+	for _, i := range order[:min(k, len(order))] {
+		outS, outF = append(outS, starts[i]), append(outF, from[i])
+	}
+	return outS, outF
 }

@@ -202,6 +202,15 @@ func TestImproveUrgency(t *testing.T) {
 		t.Fatal("every moved tour is feasible; pick another fixture")
 	}
 	jobs = append(jobs, Job{Inst: jobs[0].Inst, Seed: 99}) // no start at all
+	// Three infeasible starts, the worst first and one twice: the best one
+	// and the urgency order are searched.
+	k := infeasible[0]
+	rev := slices.Clone(jobs[k].Starts[0])
+	slices.Reverse(rev[1:])
+	if c, _ := lazymask.Check(jobs[k].Inst, rev); c.Feasible {
+		t.Fatal("reversed tour is feasible; pick another fixture")
+	}
+	jobs = append(jobs, Job{Inst: jobs[k].Inst, Starts: [][]int{rev, jobs[k].Starts[0], rev}, Seed: 5})
 	res, _, err := Improve(jobs, Options{Search: localsearch.Options{MaxStarts: 1}, Urgency: true})
 	if err != nil {
 		t.Fatal(err)
@@ -212,6 +221,14 @@ func TestImproveUrgency(t *testing.T) {
 		starts = append(starts, jobs[i].Starts...)
 		maxStarts := 1
 		if !r.Given.Feasible {
+			if len(starts) > 1 { // the best of the given starts
+				slices.SortStableFunc(starts, func(a, b []int) int {
+					ca, _ := lazymask.Check(in, a)
+					cb, _ := lazymask.Check(in, b)
+					return lazymask.Compare(ca.Verdict(), cb.Verdict())
+				})
+				starts = starts[:1]
+			}
 			starts, maxStarts = append(starts, localsearch.OrderTour(in)), 2
 		}
 		want, err := localsearch.ImproveFrom(in, starts, localsearch.Options{MaxStarts: maxStarts, Seed: jobs[i].Seed})
@@ -221,16 +238,21 @@ func TestImproveUrgency(t *testing.T) {
 		if !slices.Equal(r.Search.Tour, want.Tour) {
 			t.Fatalf("job %d: tour %v, want %v", i, r.Search.Tour, want.Tour)
 		}
-		if wantStart := map[bool]int{true: -1, false: want.StartIndex}[want.StartIndex == len(jobs[i].Starts)]; r.Start != wantStart {
+		wantStart := map[bool]int{true: -1, false: want.StartIndex}[want.StartIndex == len(starts)-1 && !r.Given.Feasible]
+		if i == len(res)-1 && want.StartIndex == 0 {
+			wantStart = 1 // the best given start is the second
+		}
+		if r.Start != wantStart {
 			t.Fatalf("job %d: start %d, want %d", i, r.Start, wantStart)
 		}
 		if !r.Given.Feasible && r.Improved != r.Final.Feasible {
 			t.Fatalf("job %d: no feasible start, final feasible %v, improved %v", i, r.Final.Feasible, r.Improved)
 		}
 	}
-	if last := res[len(res)-1]; !last.Searched || last.Start != -1 || last.Given.Complete {
-		t.Fatalf("job without starts: %+v", last)
+	if r := res[len(res)-2]; !r.Searched || r.Start != -1 || r.Given.Complete {
+		t.Fatalf("job without starts: %+v", r)
 	}
+
 }
 
 // TestImproveErrors: a malformed start is a *JobError naming the job and

@@ -11,6 +11,7 @@ import (
 	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models/features"
+	"github.com/lmask/lmask/solve"
 )
 
 // DefaultBudget is the backtrack budget R used when --budget is not given
@@ -124,8 +125,8 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		return cfg, usageError{fmt.Sprintf("--device %q: want cpu or cuda", cfg.device)}
 	case cfg.improveKicks < 0 || cfg.improveBudget < 0 || cfg.improveStarts < 0:
 		return cfg, usageError{"--improve-budget, --improve-kicks and --improve-starts must be ≥ 0"}
-	case !(cfg.improveShare >= 0 && cfg.improveShare <= maxShare):
-		return cfg, usageError{fmt.Sprintf("--improve-share %v: want a share in [0, %d]", cfg.improveShare, maxShare)}
+	case !(cfg.improveShare >= 0 && cfg.improveShare <= solve.MaxShare):
+		return cfg, usageError{fmt.Sprintf("--improve-share %v: want a share in [0, %d]", cfg.improveShare, solve.MaxShare)}
 	case cfg.improveShare > 0 && !cfg.improve:
 		return cfg, usageError{"--improve-share needs --improve"}
 	}

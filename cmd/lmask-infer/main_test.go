@@ -11,12 +11,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
+	"github.com/lmask/lmask/solve"
 )
 
 const tinyTSPTW = "../../engine/testdata/tiny-tsptw"
@@ -88,7 +88,7 @@ func inferEndToEnd(t *testing.T, p lazymask.Problem) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr)
 	}
-	for _, w := range []string{"solution infeasibility", "instance infeasibility", "objective", "gap", "wall time"} {
+	for _, w := range []string{"sol_infeasible", "inst_infeasible", "obj", "gap", "wall time"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("metrics table lacks %q:\n%s", w, stdout)
 		}
@@ -173,7 +173,7 @@ func inferEndToEnd(t *testing.T, p lazymask.Problem) {
 			t.Logf("note: negative gap %v (the reference is a known tour, not an optimum)", *m.Gap)
 		}
 	}
-	if m.Seconds <= 0 || m.Instances != len(insts) || m.Tours != len(sols) {
+	if m.Seconds <= 0 || m.Instances != len(insts) || m.Rows != len(sols) {
 		t.Errorf("metrics %+v", m)
 	}
 	if objN == 0 || gapN == 0 {
@@ -221,14 +221,27 @@ func TestInferBestImproveAndLimit(t *testing.T) {
 	}
 }
 
+// metricsFile holds the keys of a --metrics-json file the tests read.
+type metricsFile struct {
+	SolInfeasible  float64      `json:"sol_infeasible"`
+	InstInfeasible float64      `json:"inst_infeasible"`
+	Obj            *float64     `json:"obj"`
+	Gap            *float64     `json:"gap"`
+	Seconds        float64      `json:"seconds"`
+	Instances      int          `json:"instances"`
+	Rows           int          `json:"rows"`
+	Budget         int          `json:"budget"`
+	Search         *solve.Stats `json:"local_search_stats"`
+}
+
 // readMetrics reads a --metrics-json file.
-func readMetrics(t *testing.T, path string) Metrics {
+func readMetrics(t *testing.T, path string) metricsFile {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m Metrics
+	var m metricsFile
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -257,10 +270,10 @@ func solveTiny(t *testing.T, data string, args ...string) []datasets.Solution {
 func TestInferImproveStarts(t *testing.T) {
 	needRuntime(t)
 	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Easy, 12, 16)
-	solve := func(extra ...string) []datasets.Solution {
+	solveWith := func(extra ...string) []datasets.Solution {
 		return solveTiny(t, data, append([]string{"--aug", "8", "--budget", "100", "--improve", "--workers", "1"}, extra...)...)
 	}
-	all, one := solve("--all-tours"), solve("--improve-starts", "1")
+	all, one := solveWith("--all-tours"), solveWith("--improve-starts", "1")
 	final := func(sols []datasets.Solution) []float64 {
 		best := make([]float64, len(insts))
 		for i := range best {
@@ -328,12 +341,12 @@ func TestInferImproveStarts(t *testing.T) {
 func TestInferImproveNoMerge(t *testing.T) {
 	needRuntime(t)
 	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Medium, 30, 16)
-	solve := func(extra ...string) []datasets.Solution {
+	solveWith := func(extra ...string) []datasets.Solution {
 		return solveTiny(t, data, append([]string{"--aug", "8", "--budget", "100", "--improve", "--all-tours",
 			"--improve-kicks", "10", "--workers", "1"}, extra...)...)
 	}
 	mj, mjNo := filepath.Join(t.TempDir(), "m.json"), filepath.Join(t.TempDir(), "m-no.json")
-	all := solve("--metrics-json", mj)
+	all := solveWith("--metrics-json", mj)
 	differ := 0
 	improvedRows := func(sols []datasets.Solution) map[int64][]int {
 		m := map[int64][]int{}
@@ -344,9 +357,9 @@ func TestInferImproveNoMerge(t *testing.T) {
 		}
 		return m
 	}
-	merged, unmerged := improvedRows(all), improvedRows(solve("--improve-no-merge", "--metrics-json", mjNo))
+	merged, unmerged := improvedRows(all), improvedRows(solveWith("--improve-no-merge", "--metrics-json", mjNo))
 	// The stats printed and written sum what ImproveFrom reports per instance.
-	var want, wantNo SearchStats
+	var want, wantNo solve.Stats
 	for i, in := range insts {
 		var decoded [][]int
 		for _, s := range all {
@@ -370,7 +383,7 @@ func TestInferImproveNoMerge(t *testing.T) {
 			if noMerge {
 				got, sum = unmerged[int64(i)], &wantNo
 			}
-			sum.add(SearchStats{Searched: 1, Starts: want1.Starts, Kicks: want1.Kicks, KicksAccepted: want1.KicksAccepted, Merged: want1.Merged, Moves: want1.Moves})
+			sum.Add(solve.Stats{Searched: 1, Starts: want1.Starts, Kicks: want1.Kicks, KicksAccepted: want1.KicksAccepted, Merged: want1.Merged, Moves: want1.Moves})
 			if got != nil && !slices.Equal(got, want1.Tour) {
 				t.Fatalf("instance %d, no merge %v: improved row %v, want %v", i, noMerge, got, want1.Tour)
 			}
@@ -386,7 +399,10 @@ func TestInferImproveNoMerge(t *testing.T) {
 	if m.Search == nil || mNo.Search == nil {
 		t.Fatalf("no local_search_stats in the metrics: %+v / %+v", m.Search, mNo.Search)
 	}
-	if *m.Search != want || *mNo.Search != wantNo || want.Merged == 0 || wantNo.Merged != 0 || want.Kicks == 0 {
+	counts := func(s solve.Stats) [6]int {
+		return [6]int{s.Searched, s.Starts, s.Kicks, s.KicksAccepted, s.Merged, s.Moves}
+	}
+	if counts(*m.Search) != counts(want) || counts(*mNo.Search) != counts(wantNo) || want.Merged == 0 || wantNo.Merged != 0 || want.Kicks == 0 {
 		t.Fatalf("local-search stats %+v (no merge %+v), want %+v (%+v)", *m.Search, *mNo.Search, want, wantNo)
 	}
 }
@@ -398,14 +414,14 @@ func TestInferImproveNoMerge(t *testing.T) {
 func TestInferImproveFallback(t *testing.T) {
 	needRuntime(t)
 	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Medium, 10, 40)
-	solve := func(extra ...string) []datasets.Solution {
+	solveWith := func(extra ...string) []datasets.Solution {
 		sols := solveTiny(t, data, append([]string{"--aug", "1", "--budget", "0", "--workers", "1"}, extra...)...)
 		if len(sols) != len(insts) {
 			t.Fatalf("%d rows for %d instances", len(sols), len(insts))
 		}
 		return sols
 	}
-	plain, improved := solve(), solve("--improve")
+	plain, improved := solveWith(), solveWith("--improve")
 	rescued := 0
 	for i, in := range insts {
 		if plain[i].Feasible {
@@ -490,126 +506,6 @@ func TestFarFromTrainSize(t *testing.T) {
 	}
 }
 
-// TestShareOf: each starting instance gets an equal part of the time left
-// for the instances not yet started, never past the deadline, at least a
-// microsecond, and at most the --improve-budget cap.
-func TestShareOf(t *testing.T) {
-	hour := time.Now().Add(time.Hour)
-	near := func(got, want time.Duration) bool { return got <= want && got > want-time.Minute }
-	for _, tc := range []struct {
-		deadline         time.Time
-		pending, workers int
-		limit, want      time.Duration
-	}{
-		{hour, 4, 2, 0, 30 * time.Minute},
-		{hour, 60, 1, 0, time.Minute},
-		{hour, 1, 2, 0, time.Hour}, // the last instance: all that is left, not twice it
-		{hour, 4, 2, 10 * time.Second, 10 * time.Second},
-		{time.Now().Add(-time.Second), 3, 2, 0, time.Microsecond},
-	} {
-		got := shareOf(tc.deadline, tc.pending, tc.workers, tc.limit)
-		if tc.want <= 10*time.Second && got != tc.want || tc.want > 10*time.Second && !near(got, tc.want) {
-			t.Errorf("shareOf(%v from now, %d pending, %d workers, limit %v) = %v, want %v",
-				time.Until(tc.deadline).Round(time.Second), tc.pending, tc.workers, tc.limit, got, tc.want)
-		}
-	}
-}
-
-// TestImproveOptions: a share turns the kicks unbounded unless
-// --improve-kicks caps them and sets the deadline s·decode from now;
-// without a share there is no deadline; --improve-no-merge reaches the
-// search's options.
-func TestImproveOptions(t *testing.T) {
-	base := config{improveKicks: 0, improveStarts: 8, seed: 5}
-	opt, dl := improveOptions(base, time.Hour)
-	if !dl.IsZero() || opt.Kicks != 0 || opt.MaxStarts != 8 || opt.Seed != 5 || opt.NoMerge {
-		t.Fatalf("no share: %+v, deadline %v", opt, dl)
-	}
-	noMerge := base
-	noMerge.improveNoMerge = true
-	if opt, _ = improveOptions(noMerge, time.Hour); !opt.NoMerge {
-		t.Fatalf("--improve-no-merge: %+v", opt)
-	}
-	share := base
-	share.improveShare = 0.5
-	before := time.Now()
-	opt, dl = improveOptions(share, time.Hour)
-	if opt.Kicks != unboundedKicks || dl.Before(before.Add(30*time.Minute)) || dl.After(time.Now().Add(30*time.Minute)) {
-		t.Fatalf("share 0.5 of an hour: kicks %d, deadline in %v", opt.Kicks, time.Until(dl))
-	}
-	share.improveKicks = 3
-	if opt, _ = improveOptions(share, time.Hour); opt.Kicks != 3 {
-		t.Fatalf("--improve-kicks 3 under a share gave %d kicks", opt.Kicks)
-	}
-}
-
-// TestImproveAllDeadline: improveAll on decoded tours of generated
-// instances (their reversed known tours, mostly infeasible, plus the known
-// ones shuffled by a relocation): a deadline already past leaves no time
-// to search, so nothing is improved; a distant deadline changes nothing
-// against no deadline at all; an unbounded-kick search under a short
-// deadline returns, having kicked.
-func TestImproveAllDeadline(t *testing.T) {
-	cfg := datasets.GenConfig{Problem: lazymask.TSPTW, N: 15, Hardness: datasets.Hard, Seed: 9}
-	insts, known, err := datasets.Generate(cfg, 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sols := make([]engine.Solution, len(insts))
-	for i, in := range insts {
-		in.Matrix()
-		var tours []engine.Tour
-		for _, tour := range [][]int{known[i], slices.Concat(known[i][:1], known[i][2:], known[i][1:2])} {
-			res, _ := lazymask.Check(in, tour)
-			tours = append(tours, engine.Tour{Nodes: tour, Cost: res.Cost, Feasible: res.Feasible, Violation: res.TotalViolation})
-		}
-		best := tours[0] // the known tour: feasible
-		if tours[1].Feasible && tours[1].Cost < best.Cost {
-			best = tours[1]
-		}
-		sols[i] = engine.Solution{Best: best, Tours: tours}
-	}
-	run := func(opt localsearch.Options, deadline time.Time) []*localsearch.Result {
-		t.Helper()
-		out, _, err := improveAll(insts, sols, opt, deadline, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	opt := localsearch.Options{Kicks: 3, Seed: 1, MaxStarts: 8}
-	plain, far := run(opt, time.Time{}), run(opt, time.Now().Add(time.Hour))
-	improved := 0
-	for i := range insts {
-		if (plain[i] == nil) != (far[i] == nil) || plain[i] != nil && !slices.Equal(plain[i].Tour, far[i].Tour) {
-			t.Fatalf("instance %d: a distant deadline changed the result: %v against %v", i, far[i], plain[i])
-		}
-		if plain[i] != nil {
-			improved++
-		}
-	}
-	if improved == 0 {
-		t.Fatal("no instance improved without a deadline: the comparison exercises nothing")
-	}
-	for i, r := range run(opt, time.Now().Add(-time.Second)) {
-		if r != nil {
-			t.Fatalf("instance %d improved (%v) although the deadline had passed", i, r.Tour)
-		}
-	}
-	// Unbounded kicks end at the deadline, or earlier where no feasible
-	// perturbation is left; improveAll returns either way.
-	opt.Kicks = unboundedKicks
-	kicks := 0
-	for _, r := range run(opt, time.Now().Add(300*time.Millisecond)) {
-		if r != nil {
-			kicks += r.Kicks
-		}
-	}
-	if kicks == 0 {
-		t.Fatal("no kicks under an unbounded-kick share")
-	}
-}
-
 // TestInferImproveShare: with a share so large that time never runs out,
 // --improve-share searches exactly as the same kicks without it (the
 // options and starts are the same; only the time limit differs), and a
@@ -617,7 +513,7 @@ func TestImproveAllDeadline(t *testing.T) {
 func TestInferImproveShare(t *testing.T) {
 	needRuntime(t)
 	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Easy, 12, 10)
-	solve := func(extra ...string) ([]datasets.Solution, map[string]any) {
+	solveWith := func(extra ...string) ([]datasets.Solution, map[string]any) {
 		dir := t.TempDir()
 		out, mj := filepath.Join(dir, "sol.parquet"), filepath.Join(dir, "m.json")
 		args := append([]string{"--model", tinyTSPTW, "--data", data, "--out", out, "--metrics-json", mj,
@@ -636,8 +532,8 @@ func TestInferImproveShare(t *testing.T) {
 		}
 		return sols, m
 	}
-	fixed, _ := solve("--improve-kicks", "3")
-	shared, _ := solve("--improve-kicks", "3", "--improve-share", "1000")
+	fixed, _ := solveWith("--improve-kicks", "3")
+	shared, _ := solveWith("--improve-kicks", "3", "--improve-share", "1000")
 	if len(fixed) != len(shared) {
 		t.Fatalf("%d rows with fixed kicks, %d with a share", len(fixed), len(shared))
 	}
@@ -653,7 +549,7 @@ func TestInferImproveShare(t *testing.T) {
 	if improved == 0 {
 		t.Fatal("local search improved no instance: the comparison exercises nothing")
 	}
-	small, m := solve("--improve-share", "0.01")
+	small, m := solveWith("--improve-share", "0.01")
 	for _, s := range small {
 		if s.Source != SourceImproved {
 			continue
@@ -768,7 +664,7 @@ func TestInferReferenceMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stdout, "(over the 2 of 6 solved instances that have a reference cost)") {
+	if !strings.Contains(stdout, "(over the 2 of 6 instances with a feasible tour that have a reference cost)") {
 		t.Errorf("gap line does not say it covers 2 instances:\n%s", stdout)
 	}
 	got, gmeta, err := datasets.ReadSolutions(out)
@@ -818,7 +714,7 @@ func TestDefaultBudgetFollowsTheData(t *testing.T) {
 		if tc.want == -1 {
 			want = "unlimited"
 		}
-		if !strings.Contains(stdout, "backtrack budget R") || !strings.Contains(stdout, " "+want+"\n") {
+		if !strings.Contains(stdout, "budget R") || !strings.Contains(stdout, " "+want+"\n") {
 			t.Errorf("%v: table does not give the budget %s:\n%s", tc.args, want, stdout)
 		}
 	}
