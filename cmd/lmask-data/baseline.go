@@ -1,19 +1,15 @@
 package main
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
-	"github.com/lmask/lmask/localsearch"
+	"github.com/lmask/lmask/solve"
 )
 
 func init() {
@@ -43,16 +39,16 @@ func init() {
 	})
 }
 
-// heuristic returns a fresh decode policy for name, or nil for "urgency"
-// (which decodes nothing).
-func heuristic(name string) (lazymask.Policy, error) {
+// heuristic returns the constructor of the decode policy name, or nil for
+// "urgency" (which decodes nothing).
+func heuristic(name string) (func() lazymask.Policy, error) {
 	switch name {
 	case "random-l":
-		return &lazymask.RandomL{}, nil
+		return func() lazymask.Policy { return &lazymask.RandomL{} }, nil
 	case "random-c":
-		return &lazymask.RandomC{}, nil
+		return func() lazymask.Policy { return &lazymask.RandomC{} }, nil
 	case "uniform":
-		return lazymask.Uniform{}, nil
+		return func() lazymask.Policy { return lazymask.Uniform{} }, nil
 	case "urgency":
 		return nil, nil
 	}
@@ -61,7 +57,8 @@ func heuristic(name string) (lazymask.Policy, error) {
 
 func baselineAction(c *cli.Context) error {
 	policy := c.String("policy")
-	if _, err := heuristic(policy); err != nil {
+	newPolicy, err := heuristic(policy)
+	if err != nil {
 		return fmt.Errorf("baseline: flag --policy: %w", err)
 	}
 	samples := c.Int("samples")
@@ -88,30 +85,28 @@ func baselineAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
-	cfg := lazymask.Config{Lookahead: look, Budget: budget, Semantics: lazymask.Test}
-	seed := c.Uint64("seed")
-	per := make([][]datasets.Solution, len(d.Instances))
-	errs := make([]error, len(d.Instances))
+	cfg := lazymask.Config{Lookahead: look, Budget: budget, Semantics: lazymask.Test, Seed: c.Uint64("seed")}
 	began := time.Now()
-	parallel(len(d.Instances), c.Int("workers"), func(i int) {
-		per[i], errs[i] = solveHeuristic(d.Instances[i], int64(i), policy, samples, cfg, seed+uint64(i))
-	})
+	decoded, err := solve.Heuristic(d.Instances, newPolicy, samples, cfg, c.Int("workers"))
+	if err != nil {
+		return fmt.Errorf("baseline: %s: %w", ipath, err)
+	}
 	wall := time.Since(began)
 	var sols []datasets.Solution
-	for i, rows := range per {
-		if errs[i] != nil {
-			return fmt.Errorf("baseline: %s: instance %d: %w", ipath, i, errs[i])
-		}
+	for i, dec := range decoded {
+		tours := dec.Tours
 		if !c.Bool("all-tours") {
-			rows = rows[:1]
+			tours = tours[:1]
 		}
-		sols = append(sols, rows...)
+		for _, t := range tours {
+			sols = append(sols, baselineRow(d.Instances[i], int64(i), t, policy, dec.Elapsed.Seconds()))
+		}
 	}
 	m, err := datasets.Evaluate(d.Instances, sols, refs)
 	if err != nil {
-		return fmt.Errorf("baseline: %w", relabel(err, "reference", c.String("reference")))
+		return fmt.Errorf("baseline: %w", datasets.WithPath(err, "reference", c.String("reference")))
 	}
-	settings := fmt.Sprintf("policy=%s samples=%d budget=%d lookahead=%s seed=%d", policy, samples, budget, look, seed)
+	settings := fmt.Sprintf("policy=%s samples=%d budget=%d lookahead=%s seed=%d", policy, samples, budget, look, cfg.Seed)
 	if policy == "urgency" {
 		settings = "policy=urgency" // decodes nothing: the other flags do not apply
 	}
@@ -125,98 +120,19 @@ func baselineAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "policy           %s\n", settings)
 	fmt.Fprintf(c.App.Writer, "time             %.3fs wall\n", wall.Seconds())
-	printMetrics(c.App.Writer, m, refs != nil)
+	m.WriteTable(c.App.Writer, refs != nil)
 	return nil
 }
 
-// solveHeuristic decodes samples trajectories of one instance and returns
-// its solution rows, best first (ties keep decode order). A trajectory that
-// fails to complete a tour within its budget gives a row without a tour.
-func solveHeuristic(inst *lazymask.Instance, index int64, policy string, samples int, cfg lazymask.Config, seed uint64) ([]datasets.Solution, error) {
-	start := time.Now()
-	if policy == "urgency" {
-		s, err := datasets.Checked(inst, index, localsearch.OrderTour(inst), policy)
-		s.SolveTime = time.Since(start).Seconds()
-		return []datasets.Solution{s}, err
+// baselineRow is the solution row of tour t of instance index (seconds: the
+// instance's decode time, written on each of its rows as lmask-infer does).
+func baselineRow(in *lazymask.Instance, index int64, t solve.Tour, policy string, seconds float64) datasets.Solution {
+	s := datasets.Solution{Instance: index, Cost: math.Inf(1), CostOrig: math.Inf(1), Source: policy,
+		SolveTime: seconds, Backtracks: t.Backtracks, Sample: t.Sample}
+	if t.Nodes != nil {
+		c := t.Check
+		s.Tour, s.Cost, s.CostOrig = t.Nodes, c.Cost, c.Cost*in.Scale
+		s.Feasible, s.Violation, s.ViolatedNodes = c.Feasible, c.TotalViolation, c.ViolatedNodes
 	}
-	p, err := heuristic(policy)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Seed = seed
-	trajs, err := lazymask.Decode(p, []*lazymask.Instance{inst}, samples, cfg)
-	if err != nil {
-		return nil, err
-	}
-	spent := time.Since(start).Seconds() // on each row, as lmask-infer writes an instance's decode time
-	rows := make([]datasets.Solution, len(trajs))
-	for k, tr := range trajs {
-		if tr.Failed || tr.Tour == nil {
-			rows[k] = datasets.Solution{Instance: index, Cost: math.Inf(1), CostOrig: math.Inf(1), Source: policy}
-		} else if rows[k], err = datasets.Checked(inst, index, tr.Tour, policy); err != nil {
-			var te *lazymask.TourError
-			if errors.As(err, &te) {
-				return nil, fmt.Errorf("trajectory %d: %w", k, err)
-			}
-			return nil, err
-		}
-		rows[k].SolveTime, rows[k].Backtracks, rows[k].Sample = spent, tr.Backtracks, k
-	}
-	bestFirst(rows)
-	return rows, nil
-}
-
-// bestFirst sorts solution rows of one instance stably in the order
-// lmask-infer picks its best tour in: complete before failed, feasible
-// before infeasible; feasible ones by cost, infeasible ones by violated
-// nodes, then violation, then cost (tourless rows tie: their cost is +Inf).
-func bestFirst(rows []datasets.Solution) {
-	rank := func(s datasets.Solution) int {
-		switch {
-		case s.Tour == nil:
-			return 2
-		case !s.Feasible:
-			return 1
-		}
-		return 0
-	}
-	slices.SortStableFunc(rows, func(a, b datasets.Solution) int {
-		if c := cmp.Compare(rank(a), rank(b)); c != 0 || rank(a) != 1 {
-			return cmp.Or(c, cmp.Compare(a.Cost, b.Cost))
-		}
-		// Both infeasible. (Feasible tours may carry violations within the
-		// tolerance, which must not outrank their cost.)
-		return cmp.Or(cmp.Compare(a.ViolatedNodes, b.ViolatedNodes), cmp.Compare(a.Violation, b.Violation),
-			cmp.Compare(a.Cost, b.Cost))
-	})
-}
-
-// printMetrics writes the paper's metrics of a solutions file.
-func printMetrics(w io.Writer, m datasets.Metrics, gap bool) {
-	fmt.Fprintf(w, "instances        %d\n", m.Instances)
-	if m.Unsolved > 0 {
-		fmt.Fprintf(w, "unsolved         %d instances have no solution row (counted as infeasible; check --limit evaluates only the first N)\n", m.Unsolved)
-	}
-	fmt.Fprintf(w, "solution rows    %d (%d complete tours, %d without a tour)\n", m.Rows, m.Tours, m.MissingTours)
-	fmt.Fprintf(w, "feasible tours   %d; violating by more than %g: %d (max total violation %.6g)\n",
-		m.FeasibleTours, lazymask.Tol, m.ViolatingTours, m.MaxViolation)
-	fmt.Fprintf(w, "sol_infeasible   %.4f%%\n", 100*m.SolInfeasible)
-	fmt.Fprintf(w, "inst_infeasible  %.4f%%\n", 100*m.InstInfeasible)
-	if m.ObjCount > 0 {
-		fmt.Fprintf(w, "obj              %.6g (over %d instances)\n", m.Obj, m.ObjCount)
-	} else {
-		fmt.Fprintf(w, "obj              n/a (no feasible tour)\n")
-	}
-	if gap {
-		if m.GapCount > 0 {
-			fmt.Fprintf(w, "gap              %.4f%% (over %d instances)\n", 100*m.Gap, m.GapCount)
-		} else {
-			fmt.Fprintf(w, "gap              n/a (no instance has both a feasible tour and a reference cost)\n")
-		}
-	}
-	if m.Tours > 0 {
-		fmt.Fprintf(w, "mean_length      %.6g\n", m.MeanLength)
-	} else {
-		fmt.Fprintf(w, "mean_length      n/a (no complete tour)\n")
-	}
+	return s
 }

@@ -194,27 +194,3 @@ func TestImproveUrgency(t *testing.T) {
 	bad := filepath.Join(dir, "bad.parquet")
 	expectFailure(t, bad, []string{"--urgency", "--per-instance"}, "improve", "--urgency", "--instances", ip, "--solutions", sp, "--out", bad)
 }
-
-// TestBestFirst: feasible rows by cost even when one carries a violation
-// within the tolerance, then infeasible rows by violated nodes, violation
-// and cost, then tourless rows in their order.
-func TestBestFirst(t *testing.T) {
-	tour := []int{0, 1, 2}
-	rows := []datasets.Solution{
-		{Sample: 0, Cost: math.Inf(1)},
-		{Sample: 1, Tour: tour, ViolatedNodes: 2, Violation: 1, Cost: 3},
-		{Sample: 2, Tour: tour, Feasible: true, Violation: 9e-6, Cost: 5},
-		{Sample: 3, Tour: tour, ViolatedNodes: 1, Violation: 3, Cost: 2},
-		{Sample: 4, Tour: tour, Feasible: true, Cost: 4},
-		{Sample: 5, Tour: tour, ViolatedNodes: 1, Violation: 2, Cost: 9},
-		{Sample: 6, Cost: math.Inf(1)},
-	}
-	bestFirst(rows)
-	var got []int
-	for _, r := range rows {
-		got = append(got, r.Sample)
-	}
-	if want := []int{4, 2, 5, 3, 1, 0, 6}; !slices.Equal(got, want) {
-		t.Fatalf("order %v, want %v", got, want)
-	}
-}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -57,15 +56,6 @@ func matchPair(c *cli.Context, ipath string, imeta datasets.Metadata, spath stri
 	return nil
 }
 
-// relabel replaces the generic file label of an Evaluate error by a path.
-func relabel(err error, label, path string) error {
-	msg := err.Error()
-	if strings.HasPrefix(msg, label+":") {
-		return fmt.Errorf("%s%s", path, strings.TrimPrefix(msg, label))
-	}
-	return err
-}
-
 func checkAction(c *cli.Context) error {
 	d, err := datasets.ReadInstances(c.String("instances"))
 	if err != nil {
@@ -91,8 +81,7 @@ func checkAction(c *cli.Context) error {
 	}
 	m, err := datasets.Evaluate(insts, sols, refs)
 	if err != nil {
-		err = relabel(err, "solutions", c.String("solutions"))
-		err = relabel(err, "reference", c.String("reference"))
+		err = datasets.WithPath(datasets.WithPath(err, "solutions", c.String("solutions")), "reference", c.String("reference"))
 		return fmt.Errorf("check: %w", err)
 	}
 	w := c.App.Writer
@@ -104,7 +93,7 @@ func checkAction(c *cli.Context) error {
 		fmt.Fprintln(w, string(b))
 		return nil
 	}
-	printMetrics(w, m, refs != nil)
+	m.WriteTable(w, refs != nil)
 	return nil
 }
 

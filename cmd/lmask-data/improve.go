@@ -1,15 +1,12 @@
 package main
 
 import (
+	"math"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"math"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -17,6 +14,7 @@ import (
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
+	"github.com/lmask/lmask/solve"
 )
 
 func init() {
@@ -50,12 +48,6 @@ func init() {
 		},
 		Action: improveAction,
 	})
-}
-
-// improveStats sums what the searches did.
-type improveStats struct {
-	tours, noTour, improved, repaired, moves int
-	lsTime                                   time.Duration
 }
 
 func improveAction(c *cli.Context) error {
@@ -101,21 +93,22 @@ func improveAction(c *cli.Context) error {
 	}
 	before, err := datasets.Evaluate(d.Instances, sols, refs)
 	if err != nil {
-		return fmt.Errorf("improve: %w", relabel(relabel(err, "solutions", spath), "reference", c.String("reference")))
+		return fmt.Errorf("improve: %w", datasets.WithPath(datasets.WithPath(err, "solutions", spath), "reference", c.String("reference")))
 	}
 	began := time.Now()
-	improve := improveAll
+	so := solve.Options{Search: opt, Urgency: c.Bool("urgency"), Workers: c.Int("workers")}
+	improve := improveRows
 	if c.Bool("per-instance") {
-		improve = perInstance(c.Bool("urgency"))
+		improve = improvePerInstance
 	}
-	improved, st, err := improve(d.Instances, sols, spath, opt, c.Uint64("seed"), c.Int("workers"))
+	improved, st, err := improve(d.Instances, sols, spath, so, c.Uint64("seed"))
 	if err != nil {
 		return fmt.Errorf("improve: %w", err)
 	}
 	wall := time.Since(began)
 	after, err := datasets.Evaluate(d.Instances, improved, refs)
 	if err != nil {
-		return fmt.Errorf("improve: %w", relabel(err, "solutions", out))
+		return fmt.Errorf("improve: %w", datasets.WithPath(err, "solutions", out))
 	}
 	if meta.Extra == nil {
 		meta.Extra = map[string]string{}
@@ -134,187 +127,99 @@ func improveAction(c *cli.Context) error {
 	return nil
 }
 
-// improveAll runs local search on every row with a tour, in parallel; rows
-// without a tour are copied. Errors name the file and row.
-func improveAll(insts []*lazymask.Instance, sols []datasets.Solution, file string,
-	opt localsearch.Options, seed uint64, workers int) ([]datasets.Solution, improveStats, error) {
-	out := make([]datasets.Solution, len(sols))
-	results := make([]localsearch.Result, len(sols))
-	errs := make([]error, len(sols))
-	parallel(len(sols), workers, func(r int) {
-		s := sols[r]
-		out[r] = s
+// improveRows runs the search from every row with a tour (row r with seed
+// seed+r); rows without a tour are copied. Errors name the file and row.
+func improveRows(insts []*lazymask.Instance, sols []datasets.Solution, file string, opt solve.Options, seed uint64) ([]datasets.Solution, solve.Stats, error) {
+	var jobs []solve.Job
+	var rows []int
+	for r, s := range sols {
 		if s.Tour == nil {
-			return
-		}
-		if s.Instance < 0 || s.Instance >= int64(len(insts)) {
-			errs[r] = fmt.Errorf("%s: row %d: field instance: %d out of range [0,%d)", file, r, s.Instance, len(insts))
-			return
-		}
-		in := insts[s.Instance].Clone()
-		o := opt
-		o.Seed = seed + uint64(r)
-		res, err := localsearch.Improve(in, s.Tour, o)
-		if err != nil {
-			field := ""
-			var te *lazymask.TourError
-			if errors.As(err, &te) {
-				field = "field tour: "
-			}
-			errs[r] = fmt.Errorf("%s: row %d: %sinstance %d: %w", file, r, field, s.Instance, err)
-			return
-		}
-		results[r] = res
-		s.Tour = res.Tour
-		s.Cost, s.CostOrig = res.Cost, res.Cost*in.Scale
-		s.Feasible, s.Violation, s.ViolatedNodes = res.Feasible, res.Violation, res.Check.ViolatedNodes
-		s.SolveTime += res.Elapsed.Seconds()
-		s.Source += "+ls"
-		out[r] = s
-	})
-	var st improveStats
-	for r := range sols {
-		if errs[r] != nil {
-			return nil, st, errs[r]
-		}
-		if sols[r].Tour == nil {
-			st.noTour++
 			continue
 		}
-		st.add(&results[r], 1, results[r].Moves > 0)
+		if err := instanceInRange(file, r, s.Instance, len(insts)); err != nil {
+			return nil, solve.Stats{}, err
+		}
+		jobs, rows = append(jobs, solve.Job{Inst: insts[s.Instance], Starts: [][]int{s.Tour}, Seed: seed + uint64(r)}), append(rows, r)
+	}
+	res, st, err := solve.Improve(jobs, opt)
+	if err != nil {
+		return nil, st, jobError(err, file, func(job, _ int) int { return rows[job] }, jobs)
+	}
+	out := slices.Clone(sols)
+	for k, r := range rows {
+		out[r] = searched(sols[r], insts[sols[r].Instance], &res[k])
 	}
 	return out, st, nil
 }
 
-// add counts one search over tours starting tours; changed says whether
-// its output differs from its (best) start.
-func (st *improveStats) add(res *localsearch.Result, tours int, changed bool) {
-	st.tours += tours
-	st.moves += res.Moves
-	st.lsTime += res.Elapsed
-	if res.Repaired {
-		st.repaired++
-	}
-	if changed {
-		st.improved++
-	}
-}
-
-// perInstance returns the per-instance improver; with urgency it adds
-// localsearch.OrderTour as a start wherever no tour of an instance is
-// feasible.
-func perInstance(urgency bool) func([]*lazymask.Instance, []datasets.Solution, string, localsearch.Options, uint64, int) ([]datasets.Solution, improveStats, error) {
-	return func(insts []*lazymask.Instance, sols []datasets.Solution, file string, opt localsearch.Options, seed uint64, workers int) ([]datasets.Solution, improveStats, error) {
-		return improvePerInstance(insts, sols, file, opt, seed, workers, urgency)
-	}
-}
-
-// improvePerInstance runs one multi-start search per instance over all its
-// rows with a tour (plus the urgency order when urgency is set and none is
-// feasible) and returns one row per instance that has rows, in instance
-// order: the best tour found (source "<best start's source>+ls", or
-// "urgency+ls"), or a copy of a tourless row. Errors name the file and row.
-func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, file string,
-	opt localsearch.Options, seed uint64, workers int, urgency bool) ([]datasets.Solution, improveStats, error) {
-	var st improveStats
+// improvePerInstance runs one search per instance from the tours of all
+// its rows (plus the urgency order with --urgency where none is feasible;
+// instance i with seed seed+i) and returns one row per instance that has
+// rows, in instance order: the best tour found (source "<best start's
+// source>+ls", or "urgency+ls"), or a copy of a tourless row. Errors name
+// the file and row.
+func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, file string, opt solve.Options, seed uint64) ([]datasets.Solution, solve.Stats, error) {
 	rows := map[int64][]int{}
 	for r, s := range sols {
-		if s.Instance < 0 || s.Instance >= int64(len(insts)) {
-			return nil, st, fmt.Errorf("%s: row %d: field instance: %d out of range [0,%d)", file, r, s.Instance, len(insts))
+		if err := instanceInRange(file, r, s.Instance, len(insts)); err != nil {
+			return nil, solve.Stats{}, err
 		}
 		rows[s.Instance] = append(rows[s.Instance], r)
 	}
 	order := slices.Sorted(maps.Keys(rows))
-	out := make([]datasets.Solution, len(order))
-	results := make([]*localsearch.Result, len(order))
-	changed := make([]bool, len(order)) // output differs from the best start
-	errs := make([]error, len(order))
-	parallel(len(order), workers, func(k int) {
-		idx := order[k]
-		in := insts[idx].Clone()
-		var starts [][]int
-		var from []int
-		anyFeasible := false
+	jobs := make([]solve.Job, len(order))
+	for k, idx := range order {
+		jobs[k] = solve.Job{Inst: insts[idx], Seed: seed + uint64(idx)}
 		for _, r := range rows[idx] {
-			if sols[r].Tour != nil {
-				starts, from = append(starts, sols[r].Tour), append(from, r)
-				if !anyFeasible && urgency {
-					res, _ := lazymask.Check(in, sols[r].Tour) // a malformed tour is reported below
-					anyFeasible = res.Feasible
-				}
-			}
+			jobs[k].Starts = append(jobs[k].Starts, sols[r].Tour)
 		}
-		o := opt
-		if urgency && !anyFeasible {
-			starts, from = append(starts, localsearch.OrderTour(in)), append(from, -1)
-			if o.MaxStarts > 0 {
-				o.MaxStarts++ // the urgency order comes on top of --starts
-			}
-		}
-		if len(starts) == 0 {
+	}
+	res, st, err := solve.Improve(jobs, opt)
+	if err != nil {
+		return nil, st, jobError(err, file, func(job, start int) int { return rows[order[job]][start] }, jobs)
+	}
+	out := make([]datasets.Solution, len(order))
+	for k, idx := range order {
+		switch r := &res[k]; {
+		case !r.Searched:
 			out[k] = sols[rows[idx][0]]
-			return
+		case r.Start < 0:
+			out[k] = searched(datasets.Solution{Instance: idx, Source: "urgency"}, insts[idx], r)
+		default:
+			out[k] = searched(sols[rows[idx][r.Start]], insts[idx], r)
 		}
-		o.Seed = seed + uint64(idx)
-		res, err := localsearch.ImproveFrom(in, starts, o)
-		if err != nil {
-			var te *lazymask.TourError
-			if errors.As(err, &te) {
-				for j, t := range starts {
-					if _, cerr := lazymask.Check(in, t); errors.As(cerr, &te) && from[j] >= 0 {
-						err = fmt.Errorf("row %d: field tour: %w", from[j], cerr)
-						break
-					}
-				}
-			}
-			errs[k] = fmt.Errorf("%s: instance %d: %w", file, idx, err)
-			return
-		}
-		var s datasets.Solution
-		if r := from[res.StartIndex]; r >= 0 {
-			s = sols[r] // the row the best start came from
-		} else {
-			s = datasets.Solution{Instance: idx, Source: "urgency"}
-		}
-		s.Tour = res.Tour
-		s.Cost, s.CostOrig = res.Cost, res.Cost*in.Scale
-		s.Feasible, s.Violation, s.ViolatedNodes = res.Feasible, res.Violation, res.Check.ViolatedNodes
-		s.SolveTime += res.Elapsed.Seconds()
-		s.Source += "+ls"
-		out[k], results[k] = s, &res
-		changed[k] = !slices.Equal(res.Tour, starts[res.StartIndex])
-	})
-	for k := range order {
-		if errs[k] != nil {
-			return nil, st, errs[k]
-		}
-		res := results[k]
-		if res == nil {
-			st.noTour++
-			continue
-		}
-		st.add(res, res.Starts, changed[k])
 	}
 	return out, st, nil
 }
 
-// parallel calls f(0..n−1) on workers goroutines (0 = number of CPUs).
-func parallel(n, workers int, f func(int)) {
-	if workers <= 0 {
-		workers = runtime.NumCPU()
+// searched is row s with the search's tour and verdict in place of its own.
+func searched(s datasets.Solution, in *lazymask.Instance, r *solve.Result) datasets.Solution {
+	c := r.Search.Check
+	s.Tour, s.Cost, s.CostOrig = r.Search.Tour, c.Cost, c.Cost*in.Scale
+	s.Feasible, s.Violation, s.ViolatedNodes = c.Feasible, c.TotalViolation, c.ViolatedNodes
+	s.SolveTime += r.Search.Elapsed.Seconds()
+	s.Source += "+ls"
+	return s
+}
+
+// instanceInRange checks row r's instance index.
+func instanceInRange(file string, r int, idx int64, n int) error {
+	if idx < 0 || idx >= int64(n) {
+		return &datasets.RowError{File: file, Row: int64(r), Field: "instance", Err: fmt.Errorf("%d out of range [0,%d)", idx, n)}
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
-				f(k)
-			}
-		}()
+	return nil
+}
+
+// jobError names the file and the row (row(job, start)) of a failed job.
+func jobError(err error, file string, row func(job, start int) int, jobs []solve.Job) error {
+	var je *solve.JobError
+	if !errors.As(err, &je) {
+		return err
 	}
-	wg.Wait()
+	if je.Start >= 0 {
+		return &datasets.RowError{File: file, Row: int64(row(je.Job, je.Start)), Field: "tour", Err: je.Err}
+	}
+	return fmt.Errorf("%s: instance %q: %w", file, jobs[je.Job].Inst.Name, je.Err)
 }
 
 // describe records the options in the output metadata.
@@ -323,13 +228,13 @@ func describe(o localsearch.Options, seed uint64) string {
 		o.Moves, o.BestImprovement, o.MaxSegment, o.MaxMoves, o.MaxIterations, o.TimeLimit, o.Kicks, o.Shuffle, seed, o.NoRepair, o.MaxStarts, o.NoMerge)
 }
 
-func printImprove(w io.Writer, st improveStats, wall time.Duration, b, a datasets.Metrics, gap bool) {
+func printImprove(w io.Writer, st solve.Stats, wall time.Duration, b, a datasets.Metrics, gap bool) {
 	per := 0.0
-	if st.tours > 0 {
-		per = st.lsTime.Seconds() * 1e3 / float64(st.tours)
+	if st.Starts > 0 {
+		per = st.Elapsed.Seconds() * 1e3 / float64(st.Starts)
 	}
 	fmt.Fprintf(w, "tours            %d improved by %d moves (%d changed, %d repaired); %d rows without a tour\n",
-		st.tours, st.moves, st.improved, st.repaired, st.noTour)
+		st.Starts, st.Moves, st.Changed, st.Repaired, b.MissingTours)
 	fmt.Fprintf(w, "time             %.3fs wall, %.3f ms per tour\n", wall.Seconds(), per)
 	fmt.Fprintf(w, "%-16s %14s %14s\n", "", "before", "after")
 	fmt.Fprintf(w, "%-16s %14d %14d\n", "feasible tours", b.FeasibleTours, a.FeasibleTours)
@@ -338,6 +243,10 @@ func printImprove(w io.Writer, st improveStats, wall time.Duration, b, a dataset
 	fmt.Fprintf(w, "%-16s %14.6g %14.6g\n", "obj", b.Obj, a.Obj)
 	if gap {
 		fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%%\n", "gap", 100*nanZero(b.Gap), 100*nanZero(a.Gap))
+		if a.RefInfeasible > 0 {
+			fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%% (%d reference tours break a constraint)\n", "gap_feasible_ref",
+				100*nanZero(b.GapFeasibleRef), 100*nanZero(a.GapFeasibleRef), a.RefInfeasible)
+		}
 	}
 	fmt.Fprintf(w, "%-16s %14.6g %14.6g\n", "mean_length", b.MeanLength, a.MeanLength)
 }
