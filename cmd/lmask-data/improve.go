@@ -1,11 +1,11 @@
 package main
 
 import (
-	"math"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"time"
 
