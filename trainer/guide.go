@@ -1,13 +1,13 @@
 package trainer
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
+	"github.com/lmask/lmask/solve"
 )
 
 // guideSeedMix separates the local-search seeds from the rollout seeds.
@@ -21,75 +21,49 @@ type GuideStats struct {
 	Cost, Gain float64
 }
 
-// guideTours improves, for every instance, its best sample (feasible
-// first, then shortest; or its cfg.GuideStarts best distinct samples, the
-// best result kept) by local search with kicks, and returns the
-// replayed steps of each improved tour (nil where the search found no
+// guideTours improves, for every instance, its best sample (in the order
+// of lazymask.Compare; or its cfg.GuideStarts best distinct samples, the
+// best result kept) by local search with kicks (solve.Improve), and returns
+// the replayed steps of each improved tour (nil where the search found no
 // feasible tour or the tour does not replay under the run's masks). The
-// instances are searched in parallel; the result depends only on seed.
+// result depends only on seed.
 func guideTours(insts []*lazymask.Instance, trajs []lazymask.Trajectory, samples int, cfg *Config, seed uint64) ([][]lazymask.StepRecord, GuideStats, error) {
 	look, err := lazymask.ParseLookahead(cfg.Lookahead)
 	if err != nil {
 		return nil, GuideStats{}, err
 	}
-	out := make([][]lazymask.StepRecord, len(insts))
-	cost := make([]float64, len(insts))
-	gain := make([]float64, len(insts))
-	errs := make([]error, len(insts))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(insts)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range next {
-				own := trajs[b*samples : (b+1)*samples]
-				best := bestSample(own)
-				opt := localsearch.Options{Kicks: cfg.GuideKicks, Seed: seed ^ uint64(b)*guideSeedMix}
-				var res localsearch.Result
-				var err error
-				if cfg.GuideStarts > 1 {
-					starts := make([][]int, len(own))
-					for p := range own {
-						starts[p] = own[p].Tour
-					}
-					opt.MaxStarts = cfg.GuideStarts
-					res, err = localsearch.ImproveFrom(insts[b], starts, opt)
-				} else {
-					res, err = localsearch.Improve(insts[b], best.Tour, opt)
-				}
-				if err != nil {
-					errs[b] = fmt.Errorf("guide: instance %d: %w", b, err)
-					continue
-				}
-				if !res.Feasible {
-					continue
-				}
-				steps, err := lazymask.ReplayTour(insts[b], res.Tour, look, cfg.Budget, lazymask.Train)
-				if err != nil {
-					continue // ruled out by the look-ahead: no guide for this instance
-				}
-				out[b], cost[b] = steps, res.Cost
-				if best.Feasible && best.Cost > 0 {
-					gain[b] = (best.Cost - res.Cost) / best.Cost
-				}
-			}
-		}()
-	}
+	jobs := make([]solve.Job, len(insts))
 	for b := range insts {
-		next <- b
-	}
-	close(next)
-	wg.Wait()
-	var st GuideStats
-	for b := range insts {
-		if errs[b] != nil {
-			return nil, st, errs[b]
+		jobs[b] = solve.Job{Inst: insts[b], Seed: seed ^ uint64(b)*guideSeedMix}
+		for _, tr := range trajs[b*samples : (b+1)*samples] {
+			jobs[b].Starts = append(jobs[b].Starts, tr.Tour)
 		}
-		if out[b] != nil {
-			st.Found++
-			st.Cost += cost[b]
-			st.Gain += gain[b]
+	}
+	opt := solve.Options{Search: localsearch.Options{Kicks: cfg.GuideKicks, MaxStarts: max(cfg.GuideStarts, 1)}}
+	res, _, err := solve.Improve(jobs, opt)
+	if err != nil {
+		var je *solve.JobError
+		if errors.As(err, &je) {
+			return nil, GuideStats{}, fmt.Errorf("guide: instance %d: %w", je.Job, err)
+		}
+		return nil, GuideStats{}, fmt.Errorf("guide: %w", err)
+	}
+	out := make([][]lazymask.StepRecord, len(insts))
+	solve.ForEach(len(insts), 0, func(b int) {
+		if res[b].Final.Feasible {
+			// A tour the look-ahead rules out gets no guide.
+			out[b], _ = lazymask.ReplayTour(insts[b], res[b].Search.Tour, look, cfg.Budget, lazymask.Train)
+		}
+	})
+	var st GuideStats
+	for b, r := range res {
+		if out[b] == nil {
+			continue
+		}
+		st.Found++
+		st.Cost += r.Final.Cost
+		if r.Given.Feasible && r.Given.Cost > 0 {
+			st.Gain += (r.Given.Cost - r.Final.Cost) / r.Given.Cost
 		}
 	}
 	if st.Found > 0 {
@@ -97,26 +71,6 @@ func guideTours(insts []*lazymask.Instance, trajs []lazymask.Trajectory, samples
 		st.Gain /= float64(st.Found)
 	}
 	return out, st, nil
-}
-
-// bestSample returns the feasible sample of least cost, or the one of least
-// violation when none is feasible.
-func bestSample(trs []lazymask.Trajectory) *lazymask.Trajectory {
-	best := &trs[0]
-	key := func(t *lazymask.Trajectory) (bool, float64) {
-		if t.Feasible {
-			return true, t.Cost
-		}
-		return false, t.Violation
-	}
-	for i := 1; i < len(trs); i++ {
-		f, v := key(&trs[i])
-		bf, bv := key(best)
-		if (f && !bf) || (f == bf && v < bv) {
-			best = &trs[i]
-		}
-	}
-	return best
 }
 
 // withGuides interleaves the P samples of each instance with its guide
