@@ -3,16 +3,21 @@ package models
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/gomlx/compute"
 	_ "github.com/gomlx/compute-onnx" // registers the "onnx" backend
 	_ "github.com/gomlx/compute/gobackend"
+
+	"github.com/lmask/lmask/internal/ortlib"
 )
 
-// ORTLibraryEnv names the environment variable that must point at the
-// onnxruntime shared library for the "onnx" backend.
-const ORTLibraryEnv = "ONNXRUNTIME_SHARED_LIBRARY_PATH"
+// ORTLibraryEnv names the environment variable that names the onnxruntime
+// shared library explicitly (ortlib.Env); without it the "onnx" backend
+// looks where lmask-infer looks (the checkout's third_party/onnxruntime, the
+// executable's folder, the system library folders).
+const ORTLibraryEnv = ortlib.Env
 
 // Backend specifications accepted by New.
 const (
@@ -32,17 +37,19 @@ var xlaBackend func(pluginPath string) (compute.Backend, error)
 
 // NewBackend creates the compute backend named by spec: "" or "onnx"
 // (ONNX Runtime CPU; also "onnx:cuda" etc.), "go", or "xla:/path/plugin.so".
-// It never downloads anything: the onnx backend requires
-// ONNXRUNTIME_SHARED_LIBRARY_PATH to name an existing file.
+// It never downloads anything: the onnx backend loads the library
+// ortlib.Find finds, or fails naming every path it tried.
 func NewBackend(spec string) (compute.Backend, error) {
 	switch {
 	case spec == "" || spec == BackendONNX || strings.HasPrefix(spec, BackendONNX+":"):
-		lib := os.Getenv(ORTLibraryEnv)
-		if lib == "" {
-			return nil, fmt.Errorf("backend onnx: %s is not set (point it at libonnxruntime.so)", ORTLibraryEnv)
+		lib, err := ortlib.Find()
+		if err != nil {
+			return nil, fmt.Errorf("backend onnx: %w", err)
 		}
-		if _, err := os.Stat(lib); err != nil {
-			return nil, fmt.Errorf("backend onnx: %s: %w", ORTLibraryEnv, err)
+		// The onnx backend reads the library's path from the variable
+		// only; point it at what the lookup found.
+		if err := os.Setenv(ORTLibraryEnv, lib); err != nil {
+			return nil, fmt.Errorf("backend onnx: %w", err)
 		}
 		cfg := "onnx:cpu"
 		if strings.HasPrefix(spec, BackendONNX+":") {
@@ -54,8 +61,12 @@ func NewBackend(spec string) (compute.Backend, error) {
 		}
 		return b, nil
 	case spec == BackendGo:
-		b, err := compute.NewWithConfig("go:parallelism=-1")
+		b, err := compute.NewWithConfig("go")
 		if err != nil {
+			return nil, fmt.Errorf("backend go: %w", err)
+		}
+		if err := unlimitedParallelism(b); err != nil {
+			b.Finalize()
 			return nil, fmt.Errorf("backend go: %w", err)
 		}
 		return b, nil
@@ -66,4 +77,26 @@ func NewBackend(spec string) (compute.Backend, error) {
 		return xlaBackend(strings.TrimPrefix(spec, BackendXLAPrefix))
 	}
 	return nil, fmt.Errorf("unknown backend %q (want onnx, go or xla:/path/to/pjrt_plugin.so)", spec)
+}
+
+// unlimitedParallelism sets the Go backend's worker pool to unlimited
+// parallelism, as its config option "parallelism=-1" does, without the
+// line that option prints to standard output.
+func unlimitedParallelism(b compute.Backend) error {
+	v := reflect.ValueOf(b)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return fmt.Errorf("%T: no worker pool to configure", b)
+	}
+	set := v.FieldByName("Workers")
+	if set.IsValid() {
+		set = set.MethodByName("SetMaxParallelism")
+	}
+	if !set.IsValid() || set.Type().NumIn() != 1 || set.Type().In(0).Kind() != reflect.Int {
+		return fmt.Errorf("%T: no Workers.SetMaxParallelism(int) to configure", b)
+	}
+	set.Call([]reflect.Value{reflect.ValueOf(-1)})
+	return nil
 }

@@ -1,4 +1,4 @@
-package engine
+package ortlib
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func TestLibraryCandidates(t *testing.T) {
+func TestCandidates(t *testing.T) {
 	tests := []struct {
 		name string
 		sys  System
@@ -72,9 +72,9 @@ func TestLibraryCandidates(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := LibraryCandidates(tc.sys)
+			got := Candidates(tc.sys)
 			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("LibraryCandidates(%+v)\n got %q\nwant %q", tc.sys, got, tc.want)
+				t.Errorf("Candidates(%+v)\n got %q\nwant %q", tc.sys, got, tc.want)
 			}
 		})
 	}
@@ -100,7 +100,7 @@ func TestFindLibrary(t *testing.T) {
 		wantErr string
 	}{
 		{"env wins over candidates", "/env/lib.so", existing("/env/lib.so", "/a/libonnxruntime.so"), "/env/lib.so", ""},
-		{"env set but missing is an error", "/env/lib.so", existing("/a/libonnxruntime.so"), "", LibraryEnv},
+		{"env set but missing is an error", "/env/lib.so", existing("/a/libonnxruntime.so"), "", Env},
 		{"first existing candidate", "", existing("/b/libonnxruntime.so", "/c/libonnxruntime.so"), "/b/libonnxruntime.so", ""},
 		{"nothing found lists every path", "", existing(), "", "/a/libonnxruntime.so, /b/libonnxruntime.so, /c/libonnxruntime.so"},
 	}
@@ -119,9 +119,9 @@ func TestFindLibrary(t *testing.T) {
 		})
 	}
 	_, err := findLibrary("", cands, existing())
-	var nf *LibraryNotFoundError
+	var nf *NotFoundError
 	if !errors.As(err, &nf) || !reflect.DeepEqual(nf.Tried, cands) {
-		t.Fatalf("err = %#v, want *LibraryNotFoundError listing %q", err, cands)
+		t.Fatalf("err = %#v, want *NotFoundError listing %q", err, cands)
 	}
 }
 
