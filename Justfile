@@ -10,7 +10,7 @@ data := "datasets/bundled/tsptw50-hard-200.parquet"
 
 # List recipes.
 default:
-    @just --list
+    @"{{just_executable()}}" --list --justfile "{{justfile()}}"
 
 # Install the pinned onnxruntime library, `just`, and the interop-test tools.
 setup:
