@@ -31,8 +31,11 @@ type SolveOptions struct {
 	Lookahead lazymask.Lookahead
 	// Semantics is what a spent budget does (zero value: Test).
 	Semantics lazymask.Semantics
-	// Seed seeds sampling; results depend on Seed and Batch only, not on
-	// the number of workers.
+	// Seed seeds sampling. Each trajectory samples from its own stream,
+	// derived from (Seed, instance index, augmentation, sample), so sampled
+	// tours depend neither on Batch nor on the number of workers. The
+	// instance index is the position in the Solve call, plus first for
+	// SolveFrom (a file's row index when a file is solved in parts).
 	Seed uint64
 	// Batch is the number of original instances per decode (0 means
 	// DefaultBatch).
@@ -148,6 +151,7 @@ type worker struct {
 	policy  *Policy
 	decoder *lazymask.Decoder
 	augs    []*lazymask.Instance
+	streams []uint64
 }
 
 // NewSolver returns a Solver with Options.Workers workers.
@@ -195,6 +199,13 @@ func (s *Solver) Solve(insts []*lazymask.Instance) ([]Solution, error) {
 // SolveContext is Solve that stops between batches once ctx is done,
 // returning ctx's error.
 func (s *Solver) SolveContext(ctx context.Context, insts []*lazymask.Instance) ([]Solution, error) {
+	return s.SolveFrom(ctx, 0, insts)
+}
+
+// SolveFrom is SolveContext for instances whose indices, for the sampling
+// streams (SolveOptions.Seed), start at first: solving a file's rows
+// first.. in any parts gives the same tours as solving it whole.
+func (s *Solver) SolveFrom(ctx context.Context, first int64, insts []*lazymask.Instance) ([]Solution, error) {
 	start := time.Now()
 	want := s.e.Problem()
 	for i, in := range insts {
@@ -233,7 +244,7 @@ func (s *Solver) SolveContext(ctx context.Context, insts []*lazymask.Instance) (
 					return
 				}
 				lo, hi := b[0], b[1]
-				if err := w.solveBatch(s.opts, insts, lo, hi, out, st); err != nil {
+				if err := w.solveBatch(s.opts, first, insts, lo, hi, out, st); err != nil {
 					mu.Lock()
 					errs = append(errs, err)
 					mu.Unlock()
@@ -282,17 +293,25 @@ func batchRanges(insts []*lazymask.Instance, size int) [][2]int {
 	return out
 }
 
-// solveBatch decodes instances [lo,hi) and fills out[lo:hi].
-func (w *worker) solveBatch(o SolveOptions, insts []*lazymask.Instance, lo, hi int, out []Solution, st *Stats) error {
+// solveBatch decodes instances [lo,hi) and fills out[lo:hi]; instance i
+// has index first+i for the sampling streams.
+func (w *worker) solveBatch(o SolveOptions, first int64, insts []*lazymask.Instance, lo, hi int, out []Solution, st *Stats) error {
 	w.augs = w.augs[:0]
+	per := max(o.Samples, 1)
+	w.streams = w.streams[:0]
 	for i := lo; i < hi; i++ {
 		for k := 0; k < o.Aug; k++ {
 			w.augs = append(w.augs, lazymask.Augment(insts[i], k))
+			for j := 0; j < per; j++ {
+				w.streams = append(w.streams, streamSeed(o.Seed, uint64(first+int64(i)), uint64(k), uint64(j)))
+			}
 		}
 	}
-	per := max(o.Samples, 1)
 	cfg := lazymask.Config{Lookahead: o.Lookahead, Budget: o.Budget, Semantics: o.Semantics,
-		Greedy: o.Samples == 0, Seed: batchSeed(o.Seed, uint64(lo))}
+		Greedy: o.Samples == 0}
+	if !cfg.Greedy {
+		cfg.Streams = w.streams
+	}
 	before := w.policy.Timing
 	t0 := time.Now()
 	trajs, err := w.decoder.Decode(w.policy, w.augs, per, cfg)
@@ -359,9 +378,18 @@ func verify(orig *lazymask.Instance, tr *lazymask.Trajectory, aug, sample int) (
 
 var inf = math.Inf(1)
 
-// batchSeed derives the decode seed of the batch starting at instance lo.
-func batchSeed(seed, lo uint64) uint64 {
-	z := seed + 0x9e3779b97f4a7c15*(lo+1)
+// streamSeed derives the sampling stream of one trajectory from the seed,
+// the instance index, the augmentation and the sample: each word is mixed
+// in turn through the SplitMix64 finaliser.
+func streamSeed(seed, inst, aug, sample uint64) uint64 {
+	z := mix64(seed + 0x9e3779b97f4a7c15)
+	z = mix64(z ^ (inst+1)*0xd1b54a32d192ed03)
+	z = mix64(z ^ (aug+1)*0xabc98388fb8fac03)
+	return mix64(z ^ (sample+1)*0x8cb92ba72f3d8dd7)
+}
+
+// mix64 is the SplitMix64 output function, a bijective bit mixer.
+func mix64(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)

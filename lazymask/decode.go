@@ -22,6 +22,11 @@ type Config struct {
 	// Seed seeds sampling. Trajectory i draws from its own stream derived
 	// from (Seed, i), so results do not depend on batching.
 	Seed uint64
+	// Streams, when set, holds one stream seed per trajectory (trajectory
+	// index = inst·perInst + k) and replaces Seed: a caller that decodes
+	// the same instance in different batches keys its streams to the
+	// instance, not to the position in the batch.
+	Streams []uint64
 	// Record keeps, for every step of the final tour, what a
 	// teacher-forced replay needs (Trajectory.Steps).
 	Record bool
@@ -112,12 +117,19 @@ func (dc *Decoder) Decode(p Policy, insts []*Instance, perInst int, cfg Config) 
 		}
 	}
 	total := len(insts) * perInst
+	if cfg.Streams != nil && len(cfg.Streams) != total {
+		return nil, fmt.Errorf("decode: %d stream seeds for %d trajectories", len(cfg.Streams), total)
+	}
 	dc.grow(total, n)
 	for t := 0; t < total; t++ {
 		if err := dc.states[t].Reset(insts[t/perInst], cfg.Lookahead, cfg.Budget, cfg.Semantics); err != nil {
 			return nil, fmt.Errorf("decode: %w", err)
 		}
-		dc.rng[t] = streamSeed(cfg.Seed, uint64(t))
+		if cfg.Streams != nil {
+			dc.rng[t] = cfg.Streams[t]
+		} else {
+			dc.rng[t] = streamSeed(cfg.Seed, uint64(t))
+		}
 	}
 	if err := p.Begin(insts); err != nil {
 		return nil, fmt.Errorf("decode: policy begin: %w", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -324,5 +325,44 @@ func TestDecode_Errors(t *testing.T) {
 	var fe *FieldError
 	if _, err := Decode(Uniform{}, []*Instance{bad}, 1, Config{}); !errors.As(err, &fe) {
 		t.Errorf("invalid instance error %v does not wrap *FieldError", err)
+	}
+}
+
+// With Config.Streams, a trajectory's sampled tour depends on its stream
+// seed only: instance b decoded second in a batch and alone gives the same
+// tours when it keeps its streams, and other tours with other streams.
+func TestDecode_Streams(t *testing.T) {
+	a, b := hardTSPTW(newRand(3), 12, 5), hardTSPTW(newRand(4), 12, 5)
+	streams := []uint64{11, 12, 13, 21, 22, 23}
+	both, err := Decode(&RandomL{}, []*Instance{a, b}, 3, Config{Budget: 20, Streams: streams})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := Decode(&RandomL{}, []*Instance{b}, 3, Config{Budget: 20, Streams: streams[3:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 3; k++ {
+		if !reflect.DeepEqual(both[3+k].Tour, alone[k].Tour) || both[3+k].Backtracks != alone[k].Backtracks {
+			t.Errorf("sample %d: %v in the batch, %v alone", k, both[3+k].Tour, alone[k].Tour)
+		}
+	}
+	// The plain Seed keys streams to the batch position instead.
+	bySeed, _ := Decode(&RandomL{}, []*Instance{b}, 3, Config{Budget: 20, Seed: 1})
+	other, _ := Decode(&RandomL{}, []*Instance{b}, 3, Config{Budget: 20, Streams: []uint64{91, 92, 93}})
+	same := 0
+	for k := 0; k < 3; k++ {
+		if reflect.DeepEqual(bySeed[k].Tour, alone[k].Tour) {
+			same++
+		}
+		if reflect.DeepEqual(other[k].Tour, alone[k].Tour) {
+			same++
+		}
+	}
+	if same == 6 {
+		t.Error("the stream seeds change no tour")
+	}
+	if _, err := Decode(&RandomL{}, []*Instance{a, b}, 3, Config{Streams: streams[:5]}); err == nil || !strings.Contains(err.Error(), "5 stream seeds for 6 trajectories") {
+		t.Errorf("short Streams: %v", err)
 	}
 }

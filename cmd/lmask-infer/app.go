@@ -62,7 +62,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "lookahead", Value: "tsl", Usage: "look-ahead mask: ssl or tsl (none for plain TSP masking)"},
 			&cli.IntFlag{Name: "aug", Value: lazymask.NumAugment, Usage: "dihedral augmentations, 1 to 8 (the first K transforms, the identity first)"},
 			&cli.IntFlag{Name: "samples", Value: 0, Usage: "sampled trajectories per augmentation (0 = greedy)"},
-			&cli.Uint64Flag{Name: "seed", Value: 2025, Usage: "sampling seed"},
+			&cli.Uint64Flag{Name: "seed", Value: 2025, Usage: "sampling seed: each instance's samples draw from streams keyed by (seed, row index in --data, augmentation, sample), so the tours do not depend on --batch, --workers or --limit"},
 			&cli.IntFlag{Name: "batch", Value: engine.DefaultBatch, Usage: "instances per decode batch"},
 			&cli.IntFlag{Name: "threads", Value: 0, Usage: "onnxruntime intra-op threads per session (0 = cores / workers)"},
 			&cli.IntFlag{Name: "workers", Value: 0, Usage: "concurrent decode batches (0 = one per core; 2 with cuda)"},

@@ -133,7 +133,7 @@ func infer(ctx context.Context, cfg config) error {
 		}
 		solver.SetProgress(bar.batch())
 		bs := time.Now()
-		sols, err := solver.SolveContext(ctx, insts)
+		sols, err := solver.SolveFrom(ctx, b.Offset, insts)
 		if err != nil {
 			return err
 		}
