@@ -8,17 +8,15 @@ package labels
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
+	"github.com/lmask/lmask/solve"
 )
 
 // Starter returns, for each instance, the tours the local search starts
@@ -49,67 +47,40 @@ type Progress func(done int)
 // labelSeedMix separates each instance's search seed from the set's seed.
 const labelSeedMix = 0xd1b54a32d192ed03
 
-// solve improves every instance from its starts and returns the checked
-// best tour of each (nil where no feasible tour was found). The tours
-// depend on seed and the chunk only, not on the worker count.
+// progressEvery is how many instances solve hands to the search at once,
+// between progress reports and interruption checks.
+const progressEvery = 256
+
+// solve improves every instance from its starts (solve.Improve, with the
+// urgency order where no start is feasible) and returns the checked best
+// tour of each (nil where no feasible tour was found). The tours depend
+// on seed and the chunk only, not on the worker count.
 func (s Search) solve(ctx context.Context, insts []*lazymask.Instance, starts [][][]int, seed uint64, progress Progress) ([][]int, error) {
 	tours := make([][]int, len(insts))
-	errs := make([]error, len(insts))
-	workers := s.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	next := make(chan int)
-	for w := 0; w < min(workers, len(insts)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				opt := localsearch.Options{Kicks: s.Kicks, MaxStarts: s.MaxStarts, Seed: seed ^ uint64(i+1)*labelSeedMix}
-				res, err := localsearch.ImproveFrom(insts[i], withOrder(insts[i], starts[i]), opt)
-				if err != nil {
-					errs[i] = fmt.Errorf("instance %d: %w", i, err)
-				} else if res.Feasible {
-					// The search's verdict is re-derived by the checker.
-					if r, err := lazymask.Check(insts[i], res.Tour); err == nil && r.Feasible {
-						tours[i] = res.Tour
-					}
-				}
-				if progress != nil {
-					mu.Lock()
-					done++
-					progress(done)
-					mu.Unlock()
-				}
+	opt := solve.Options{Search: localsearch.Options{Kicks: s.Kicks, MaxStarts: s.MaxStarts}, Urgency: true, Workers: s.Workers}
+	for lo := 0; lo < len(insts); lo += progressEvery {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(lo+progressEvery, len(insts))
+		jobs := make([]solve.Job, hi-lo)
+		for i := range jobs {
+			jobs[i] = solve.Job{Inst: insts[lo+i], Starts: starts[lo+i], Seed: seed ^ uint64(lo+i+1)*labelSeedMix}
+		}
+		res, _, err := solve.Improve(jobs, opt)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range res {
+			if r.Searched && r.Final.Feasible {
+				tours[lo+i] = r.Search.Tour
 			}
-		}()
-	}
-	for i := range insts {
-		if ctx.Err() != nil {
-			break
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return tours, errors.Join(errs...)
-}
-
-// withOrder adds the urgency order (localsearch.OrderTour) to starts when
-// none of them is feasible, so that repair has one more way in.
-func withOrder(inst *lazymask.Instance, starts [][]int) [][]int {
-	for _, t := range starts {
-		if r, err := lazymask.Check(inst, t); err == nil && r.Feasible {
-			return starts
+		if progress != nil {
+			progress(hi)
 		}
 	}
-	return append(starts[:len(starts):len(starts)], localsearch.OrderTour(inst))
+	return tours, nil
 }
 
 // Builder grows a label set.
