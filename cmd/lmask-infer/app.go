@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/lmask/lmask/engine"
 	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/solve"
@@ -46,7 +46,7 @@ type config struct {
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	return cliapp.Prepare(&cli.App{
 		Name:            "lmask-infer",
 		Usage:           "solve a Parquet dataset with an exported LMask model (onnxruntime)",
 		Version:         Version,
@@ -85,16 +85,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			}
 			return infer(c.Context, cfg)
 		},
-	}
+	})
 }
 
 func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 	if c.NArg() > 0 {
-		return config{}, usageError{fmt.Sprintf("unexpected arguments: %v", c.Args().Slice())}
+		return config{}, cliapp.Usagef("unexpected arguments: %v", c.Args().Slice())
 	}
 	look, err := lazymask.ParseLookahead(c.String("lookahead"))
 	if err != nil {
-		return config{}, usageError{"--lookahead: " + err.Error()}
+		return config{}, cliapp.Usagef("--lookahead: %w", err)
 	}
 	cfg := config{
 		model: c.String("model"), data: c.String("data"), out: c.String("out"),
@@ -110,25 +110,25 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 	}
 	switch {
 	case cfg.aug < 1 || cfg.aug > lazymask.NumAugment:
-		return cfg, usageError{fmt.Sprintf("--aug %d: want 1 to %d", cfg.aug, lazymask.NumAugment)}
+		return cfg, cliapp.Usagef("--aug %d: want 1 to %d", cfg.aug, lazymask.NumAugment)
 	case cfg.samples < 0:
-		return cfg, usageError{fmt.Sprintf("--samples %d: want ≥ 0", cfg.samples)}
+		return cfg, cliapp.Usagef("--samples %d: want ≥ 0", cfg.samples)
 	case cfg.budget < lazymask.Unlimited:
-		return cfg, usageError{fmt.Sprintf("--budget %d: want ≥ 0 or -1 (unlimited)", cfg.budget)}
+		return cfg, cliapp.Usagef("--budget %d: want ≥ 0 or -1 (unlimited)", cfg.budget)
 	case cfg.batch < 1:
-		return cfg, usageError{fmt.Sprintf("--batch %d: want ≥ 1", cfg.batch)}
+		return cfg, cliapp.Usagef("--batch %d: want ≥ 1", cfg.batch)
 	case cfg.limit < 0:
-		return cfg, usageError{fmt.Sprintf("--limit %d: want ≥ 0", cfg.limit)}
+		return cfg, cliapp.Usagef("--limit %d: want ≥ 0", cfg.limit)
 	case cfg.threads < 0 || cfg.workers < 0:
-		return cfg, usageError{"--threads and --workers must be ≥ 0"}
+		return cfg, cliapp.Usagef("--threads and --workers must be ≥ 0")
 	case cfg.device != engine.DeviceCPU && cfg.device != engine.DeviceCUDA:
-		return cfg, usageError{fmt.Sprintf("--device %q: want cpu or cuda", cfg.device)}
+		return cfg, cliapp.Usagef("--device %q: want cpu or cuda", cfg.device)
 	case cfg.improveKicks < 0 || cfg.improveBudget < 0 || cfg.improveStarts < 0:
-		return cfg, usageError{"--improve-budget, --improve-kicks and --improve-starts must be ≥ 0"}
+		return cfg, cliapp.Usagef("--improve-budget, --improve-kicks and --improve-starts must be ≥ 0")
 	case !(cfg.improveShare >= 0 && cfg.improveShare <= solve.MaxShare):
-		return cfg, usageError{fmt.Sprintf("--improve-share %v: want a share in [0, %d]", cfg.improveShare, solve.MaxShare)}
+		return cfg, cliapp.Usagef("--improve-share %v: want a share in [0, %d]", cfg.improveShare, solve.MaxShare)
 	case cfg.improveShare > 0 && !cfg.improve:
-		return cfg, usageError{"--improve-share needs --improve"}
+		return cfg, cliapp.Usagef("--improve-share needs --improve")
 	}
 	// Outputs: their folders must exist (checked before hours of solving),
 	// and none may overwrite an input or an output checked before it.
@@ -139,10 +139,10 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 			continue
 		}
 		if err := atomicfile.CheckDest(o.Path); err != nil {
-			return cfg, usageError{"--" + o.Flag + ": " + err.Error()}
+			return cfg, cliapp.Usagef("--%s: %w", o.Flag, err)
 		}
 		if err := atomicfile.Distinct(o.Flag, o.Path, taken...); err != nil {
-			return cfg, usageError{err.Error()}
+			return cfg, cliapp.Usage(err)
 		}
 		taken = append(taken, o)
 	}

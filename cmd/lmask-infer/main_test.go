@@ -14,6 +14,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
 	"github.com/lmask/lmask/solve"
@@ -487,11 +488,43 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--model", "m", "--data", "d", "--out", "o", "--improve-share", "0.5"}, "--improve-share needs --improve"},
 		{[]string{"--model", "m", "--data", "d", "--out", "o", "--improve", "--improve-share", "-1"}, "--improve-share -1"},
 		{[]string{"--model", "m", "--data", "d", "--out", "o", "--improve", "--improve-share", "NaN"}, "--improve-share NaN"},
+		{[]string{"--model", "m", "--data", "d", "--out", "o", "--bogus"}, "bogus"},
+		{[]string{"--model", "m", "--data", "d", "--out", "o", "--aug", "two"}, "-aug"},
+		{[]string{"--model", "m", "--data", "d", "--out", "o", "extra"}, "unexpected arguments"},
 	} {
 		_, _, err := runCLI(t, tc.args...)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: err = %v, want one mentioning %q", tc.args, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || cliapp.ExitCode(err) != cliapp.ExitUsage {
+			t.Errorf("%v: err = %v (exit %d), want a usage error mentioning %q", tc.args, err, cliapp.ExitCode(err), tc.want)
 		}
+	}
+	// A missing input is a failure, not a usage error; so is an interrupt
+	// before the first row group.
+	dir := t.TempDir()
+	_, _, err := runCLI(t, "--model", tinyTSPTW, "--data", filepath.Join(dir, "none.parquet"), "--out", filepath.Join(dir, "o.parquet"))
+	if cliapp.ExitCode(err) != cliapp.ExitFailure {
+		t.Errorf("missing data file: err = %v, exit %d", err, cliapp.ExitCode(err))
+	}
+	var help bytes.Buffer
+	if err := run(context.Background(), []string{"lmask-infer", "--help"}, &help, &help); err != nil || !strings.Contains(help.String(), "instances Parquet file (required)") {
+		t.Errorf("help does not mark --data required (%v):\n%s", err, help.String())
+	}
+}
+
+// TestInterruptExitCode: a cancelled run stops with context.Canceled,
+// which exits with status 130, and writes no output.
+func TestInterruptExitCode(t *testing.T) {
+	needRuntime(t)
+	data, _, _ := fixture(t, lazymask.TSPTW, datasets.Easy, 10, 4)
+	out := filepath.Join(t.TempDir(), "sol.parquet")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var o, e bytes.Buffer
+	err := run(ctx, []string{"lmask-infer", "--model", tinyTSPTW, "--data", data, "--out", out, "--aug", "1"}, &o, &e)
+	if cliapp.ExitCode(err) != cliapp.ExitInterrupted {
+		t.Fatalf("err = %v, exit %d, want %d", err, cliapp.ExitCode(err), cliapp.ExitInterrupted)
+	}
+	if _, serr := os.Stat(out); serr == nil {
+		t.Error("output written despite the interrupt")
 	}
 }
 

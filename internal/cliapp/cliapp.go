@@ -1,0 +1,121 @@
+// Package cliapp holds what the three commands share about their command
+// lines: one meaning for each exit status, and required flags marked in
+// the help.
+package cliapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit statuses of every command.
+const (
+	ExitFailure     = 1   // the command failed (bad input files, a failed run)
+	ExitUsage       = 2   // the command line itself is wrong
+	ExitInterrupted = 130 // interrupted (Ctrl-C), after any checkpoint was written
+)
+
+// UsageError marks an error in the command line itself: an unknown or
+// missing flag, a value out of range, flags that do not go together.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usage marks err as a usage error (nil stays nil).
+func Usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &UsageError{Err: err}
+}
+
+// Usagef is Usage(fmt.Errorf(format, a...)).
+func Usagef(format string, a ...any) error { return Usage(fmt.Errorf(format, a...)) }
+
+// IsUsage reports whether err is a usage error: one marked by Usage, or
+// the command-line library's own for missing required flags.
+func IsUsage(err error) bool {
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return true
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		// urfave/cli reports missing required flags with an unexported
+		// type; TestExitCode pins its name.
+		if fmt.Sprintf("%T", e) == "*cli.errRequiredFlags" {
+			return true
+		}
+	}
+	return false
+}
+
+// ExitCode is the exit status for err: 0 for nil, ExitInterrupted when it
+// wraps context.Canceled, ExitUsage for usage errors, else ExitFailure.
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case IsUsage(err):
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// Exit prints err, if any, after the program's name to stderr and exits
+// with code (0 when err is nil).
+func Exit(stderr io.Writer, name string, err error, code int) {
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	}
+	os.Exit(code)
+}
+
+// Prepare makes app's flag-parsing errors usage errors, keeps the library
+// from exiting on its own, and appends " (required)" to the help text of
+// every flag marked Required, in app and in all its commands.
+func Prepare(app *cli.App) *cli.App {
+	onUsage := func(_ *cli.Context, err error, _ bool) error { return Usage(err) }
+	app.OnUsageError = onUsage
+	app.ExitErrHandler = func(*cli.Context, error) {}
+	markRequired(app.Flags)
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			c.OnUsageError = onUsage
+			markRequired(c.Flags)
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+	return app
+}
+
+// markRequired appends " (required)" to the Usage of required flags (the
+// flag types of urfave/cli all carry Required and Usage fields).
+func markRequired(flags []cli.Flag) {
+	for _, f := range flags {
+		v := reflect.ValueOf(f)
+		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+			continue
+		}
+		req, usage := v.Elem().FieldByName("Required"), v.Elem().FieldByName("Usage")
+		if !req.IsValid() || req.Kind() != reflect.Bool || !req.Bool() || !usage.IsValid() || usage.Kind() != reflect.String {
+			continue
+		}
+		if !strings.HasSuffix(usage.String(), "(required)") {
+			usage.SetString(strings.TrimSpace(usage.String() + " (required)"))
+		}
+	}
+}
