@@ -45,6 +45,9 @@ type SolveOptions struct {
 	// Progress, if set, is called (serially) with the number of instances
 	// finished so far in this Solve call.
 	Progress func(done int)
+
+	// deadline, when set, ends a decode with errDeadline (Rescue's retries).
+	deadline time.Time
 }
 
 func (o SolveOptions) withDefaults() (SolveOptions, error) {
@@ -314,7 +317,11 @@ func (w *worker) solveBatch(o SolveOptions, first int64, insts []*lazymask.Insta
 	}
 	before := w.policy.Timing
 	t0 := time.Now()
-	trajs, err := w.decoder.Decode(w.policy, w.augs, per, cfg)
+	var p lazymask.Policy = w.policy
+	if !o.deadline.IsZero() {
+		p = deadlinePolicy{w.policy, o.deadline}
+	}
+	trajs, err := w.decoder.Decode(p, w.augs, per, cfg)
 	if err != nil {
 		return fmt.Errorf("solve instances %d..%d: %w", lo, hi-1, err)
 	}
