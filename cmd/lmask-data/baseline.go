@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/solve"
 )
@@ -59,22 +60,22 @@ func baselineAction(c *cli.Context) error {
 	policy := c.String("policy")
 	newPolicy, err := heuristic(policy)
 	if err != nil {
-		return fmt.Errorf("baseline: flag --policy: %w", err)
+		return cliapp.Usagef("baseline: flag --policy: %w", err)
 	}
 	samples := c.Int("samples")
 	if samples < 1 {
-		return fmt.Errorf("baseline: flag --samples: %d, want ≥ 1", samples)
+		return cliapp.Usagef("baseline: flag --samples: %d, want ≥ 1", samples)
 	}
 	if policy == "urgency" {
 		samples = 1
 	}
 	budget := c.Int("budget")
 	if budget < -1 {
-		return fmt.Errorf("baseline: flag --budget: %d, want ≥ -1", budget)
+		return cliapp.Usagef("baseline: flag --budget: %d, want ≥ -1", budget)
 	}
 	look, err := lazymask.ParseLookahead(c.String("lookahead"))
 	if err != nil {
-		return fmt.Errorf("baseline: flag --lookahead: %w", err)
+		return cliapp.Usagef("baseline: flag --lookahead: %w", err)
 	}
 	ipath, out := c.String("instances"), c.String("out")
 	d, err := datasets.ReadInstances(ipath)

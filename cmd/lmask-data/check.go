@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/cliapp"
 )
 
 func init() {
@@ -74,7 +75,7 @@ func checkAction(c *cli.Context) error {
 	}
 	insts := d.Instances
 	if lim := c.Int("limit"); lim < 0 {
-		return fmt.Errorf("check: flag --limit: %d, want ≥ 0", lim)
+		return cliapp.Usagef("check: flag --limit: %d, want ≥ 0", lim)
 	} else if lim > 0 && lim < len(insts) {
 		insts = insts[:lim]
 		sols, refs = firstInstances(sols, lim), firstInstances(refs, lim)

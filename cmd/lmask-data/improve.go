@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
 	"github.com/lmask/lmask/solve"
@@ -53,10 +54,10 @@ func init() {
 func improveAction(c *cli.Context) error {
 	moves, err := localsearch.ParseMoves(c.String("moves"))
 	if err != nil {
-		return fmt.Errorf("improve: flag --moves: %w", err)
+		return cliapp.Usagef("improve: flag --moves: %w", err)
 	}
 	if c.Int("max-segment") < 1 {
-		return fmt.Errorf("improve: flag --max-segment: %d, want ≥ 1", c.Int("max-segment"))
+		return cliapp.Usagef("improve: flag --max-segment: %d, want ≥ 1", c.Int("max-segment"))
 	}
 	opt := localsearch.Options{
 		Moves: moves, BestImprovement: c.Bool("best"), MaxSegment: c.Int("max-segment"),
@@ -66,14 +67,14 @@ func improveAction(c *cli.Context) error {
 	}
 	for _, f := range []string{"starts", "kicks", "max-moves", "max-iterations"} {
 		if v := c.Int(f); v < 0 {
-			return fmt.Errorf("improve: flag --%s: %d, want ≥ 0", f, v)
+			return cliapp.Usagef("improve: flag --%s: %d, want ≥ 0", f, v)
 		}
 	}
 	if opt.TimeLimit < 0 {
-		return fmt.Errorf("improve: flag --budget: %v, want ≥ 0", opt.TimeLimit)
+		return cliapp.Usagef("improve: flag --budget: %v, want ≥ 0", opt.TimeLimit)
 	}
 	if c.Bool("urgency") && !c.Bool("per-instance") {
-		return errors.New("improve: flag --urgency needs --per-instance")
+		return cliapp.Usagef("improve: flag --urgency needs --per-instance")
 	}
 	ipath, spath, out := c.String("instances"), c.String("solutions"), c.String("out")
 	d, err := datasets.ReadInstances(ipath)

@@ -11,14 +11,17 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/internal/cliapp"
 )
 
 // Version is the program version (set at link time with
@@ -32,21 +35,52 @@ var commands []*cli.Command
 // run executes the CLI with args (without the program name), writing to
 // stdout and stderr; it returns the command's error.
 func run(args []string, stdout, stderr io.Writer) error {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// ownsInterrupt names the commands that stop cleanly when ctx is cancelled;
+// the others return context.Canceled at once and leave their work to end
+// with the process (their outputs are written atomically: nothing is left
+// half-written).
+var ownsInterrupt = map[string]bool{"label": true}
+
+// runContext is run under ctx, which an interrupt cancels.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmds := append([]*cli.Command(nil), commands...)
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	for _, cmd := range cmds {
 		cmd.Before = guard
+		if !ownsInterrupt[cmd.Name] {
+			cmd.Action = interruptible(cmd.Action)
+		}
 	}
-	app := &cli.App{
-		Name:           "lmask-data",
-		Usage:          "generate, import, inspect and check lmask datasets",
-		Version:        Version,
-		Commands:       cmds,
-		Writer:         stdout,
-		ErrWriter:      stderr,
-		ExitErrHandler: func(*cli.Context, error) {},
+	app := cliapp.Prepare(&cli.App{
+		Name:      "lmask-data",
+		Usage:     "generate, import, inspect, check, improve and label lmask datasets",
+		Version:   Version,
+		Commands:  cmds,
+		Writer:    stdout,
+		ErrWriter: stderr,
+	})
+	return app.RunContext(ctx, append([]string{"lmask-data"}, args...))
+}
+
+// interruptible runs action so that a cancelled context returns
+// context.Canceled at once.
+func interruptible(action cli.ActionFunc) cli.ActionFunc {
+	if action == nil {
+		return nil
 	}
-	return app.Run(append([]string{"lmask-data"}, args...))
+	return func(c *cli.Context) error {
+		done := make(chan error, 1)
+		go func() { done <- action(c) }()
+		select {
+		case err := <-done:
+			return err
+		case <-c.Context.Done():
+			return c.Context.Err()
+		}
+	}
 }
 
 // inputFlags are the flags that name files a command reads.
@@ -68,7 +102,7 @@ func guard(c *cli.Context) error {
 	}
 	name := c.Command.Name
 	if has["workers"] && c.Int("workers") < 0 {
-		return fmt.Errorf("%s: flag --workers: %d, want ≥ 0 (0 = number of CPUs)", name, c.Int("workers"))
+		return cliapp.Usagef("%s: flag --workers: %d, want ≥ 0 (0 = number of CPUs)", name, c.Int("workers"))
 	}
 	var taken []atomicfile.Input
 	for _, f := range inputFlags {
@@ -82,10 +116,10 @@ func guard(c *cli.Context) error {
 		}
 		out := c.String(f)
 		if err := atomicfile.CheckDest(out); err != nil {
-			return fmt.Errorf("%s: flag --%s: %w", name, f, err)
+			return cliapp.Usagef("%s: flag --%s: %w", name, f, err)
 		}
 		if err := atomicfile.Distinct(f, out, taken...); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return cliapp.Usagef("%s: %w", name, err)
 		}
 		taken = append(taken, atomicfile.Input{Flag: f, Path: out})
 	}
@@ -93,8 +127,8 @@ func guard(c *cli.Context) error {
 }
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "lmask-data:", err)
-		os.Exit(1)
-	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	cliapp.Exit(os.Stderr, "lmask-data", err, cliapp.ExitCode(err))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/lazymask"
 )
 
@@ -259,5 +261,48 @@ func TestRefusesMismatchesAndOverwrites(t *testing.T) {
 	}
 	if m["instances"].(float64) != 3 || m["unsolved_instances"].(float64) != 0 || m["inst_infeasible"].(float64) != 0 {
 		t.Errorf("check --limit 3: %v", m)
+	}
+}
+
+// TestExitCodes: usage errors (unknown flags, missing required flags, bad
+// values) exit 2, failures 1, interrupts 130; help marks required flags.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	ip := filepath.Join(dir, "i.parquet")
+	if out, err := runCLI(t, "generate", "--problem", "tsptw", "--size", "10", "--hardness", "easy", "--count", "3", "--seed", "1", "--out", ip); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	sp := filepath.Join(dir, "s.parquet")
+	if out, err := runCLI(t, "baseline", "--instances", ip, "--policy", "urgency", "--out", sp); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"check", "--instances", ip, "--solutions", sp, "--bogus"}, cliapp.ExitUsage},
+		{[]string{"check", "--instances", ip}, cliapp.ExitUsage},
+		{[]string{"check", "--instances", ip, "--solutions", sp, "--limit", "-1"}, cliapp.ExitUsage},
+		{[]string{"baseline", "--instances", ip, "--out", filepath.Join(dir, "b.parquet"), "--samples", "0"}, cliapp.ExitUsage},
+		{[]string{"improve", "--instances", ip, "--solutions", sp, "--out", filepath.Join(dir, "o.parquet"), "--urgency"}, cliapp.ExitUsage},
+		{[]string{"generate", "--problem", "tsptw", "--size", "10", "--count", "1", "--out", filepath.Join(dir, "no", "x.parquet")}, cliapp.ExitUsage},
+		{[]string{"check", "--instances", filepath.Join(dir, "none.parquet"), "--solutions", sp}, cliapp.ExitFailure},
+		{[]string{"check", "--instances", ip, "--solutions", ip}, cliapp.ExitFailure}, // not a solutions file
+	} {
+		_, err := runCLI(t, tc.args...)
+		if got := cliapp.ExitCode(err); got != tc.want {
+			t.Errorf("%v: err %v, exit %d, want %d", tc.args, err, got, tc.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	err := runContext(ctx, []string{"baseline", "--instances", ip, "--out", filepath.Join(dir, "b.parquet")}, &out, &out)
+	if cliapp.ExitCode(err) != cliapp.ExitInterrupted {
+		t.Errorf("interrupted baseline: err %v, exit %d", err, cliapp.ExitCode(err))
+	}
+	help, _ := runCLI(t, "check", "--help")
+	if !strings.Contains(help, "instances Parquet file (required)") {
+		t.Errorf("help does not mark required flags:\n%s", help)
 	}
 }

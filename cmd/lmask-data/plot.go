@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/datasets/plot"
 	"github.com/lmask/lmask/lazymask"
 )
@@ -33,7 +34,7 @@ func init() {
 func plotAction(c *cli.Context) error {
 	ipath, spath, k := c.String("instances"), c.String("solutions"), c.Int64("index")
 	if k < 0 {
-		return fmt.Errorf("plot: flag --index: %d is negative", k)
+		return cliapp.Usagef("plot: flag --index: %d is negative", k)
 	}
 	var (
 		tour  []int
