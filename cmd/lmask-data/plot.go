@@ -9,8 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
-	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/datasets/plot"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/lazymask"
 )
 
