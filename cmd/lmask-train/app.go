@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -18,7 +19,7 @@ const ModelDir = "model"
 
 // newApp builds the command-line application.
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	return cliapp.Prepare(&cli.App{
 		Name:      "lmask-train",
 		Usage:     "train a LazyMask policy for TSPTW / TSPDL with REINFORCE",
 		UsageText: "lmask-train --problem tsptw|tspdl --size N --hardness H --out DIR [options]\n   lmask-train export --checkpoint DIR --out MODELDIR\n   lmask-train bench [options]",
@@ -28,7 +29,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Flags:           trainFlags(),
 		Action:          func(c *cli.Context) error { return trainAction(c, stdout, stderr) },
 		Commands:        []*cli.Command{exportCommand(stdout), curveCommand(stdout), benchCommand(stdout, stderr)},
-	}
+	})
 }
 
 // trainFlags lists the training flags; defaults that depend on other flags
@@ -36,10 +37,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // trainer.DefaultConfig when the flag is not given.
 func trainFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "problem", Usage: "tsptw or tspdl"},
+		&cli.StringFlag{Name: "problem", Usage: "tsptw or tspdl (required)"},
 		&cli.IntFlag{Name: "size", Value: 50, Usage: "nodes per instance N, depot included", Action: atLeast("size", 3)},
 		&cli.StringFlag{Name: "hardness", Value: "medium", Usage: "easy, medium or hard"},
-		&cli.StringFlag{Name: "out", Usage: "run directory, required (checkpoint, metrics.jsonl, curve.svg, model/)"},
+		&cli.StringFlag{Name: "out", Usage: "run directory: checkpoint, metrics.jsonl, curve.svg, model/ (required)"},
 		&cli.IntFlag{Name: "steps", Value: 1000, Usage: "training iterations"},
 		&cli.IntFlag{Name: "batch", Value: 16, Usage: "instances per iteration", Action: atLeast("batch", 1)},
 		&cli.IntFlag{Name: "samples", Usage: "samples P per instance", DefaultText: "N (--size)", Action: atLeast("samples", 2)},
@@ -87,7 +88,7 @@ func trainFlags() []cli.Flag {
 func configFromFlags(c *cli.Context) (trainer.Config, error) {
 	problem := strings.ToLower(c.String("problem"))
 	if problem == "" {
-		return trainer.Config{}, fmt.Errorf("--problem is required (tsptw or tspdl)")
+		return trainer.Config{}, cliapp.Usagef("--problem is required (tsptw or tspdl)")
 	}
 	cfg := trainer.DefaultConfig(problem, c.Int("size"), c.String("hardness"))
 	cfg.Steps = c.Int("steps")
@@ -108,7 +109,7 @@ func configFromFlags(c *cli.Context) (trainer.Config, error) {
 	if c.IsSet("milestones") {
 		ms, err := parseInts(c.String("milestones"))
 		if err != nil {
-			return cfg, fmt.Errorf("--milestones: %w", err)
+			return cfg, cliapp.Usagef("--milestones: %w", err)
 		}
 		cfg.Milestones = ms
 	}
@@ -145,7 +146,7 @@ func configFromFlags(c *cli.Context) (trainer.Config, error) {
 	cfg.KeepBest = c.Bool("keep-best")
 	cfg.Backend = c.String("backend")
 	cfg.Seed = c.Uint64("seed")
-	return cfg, checkConfig(cfg)
+	return cfg, cliapp.Usage(checkConfig(cfg))
 }
 
 // checkConfig validates a configuration before anything is written:
@@ -168,7 +169,7 @@ func checkConfig(cfg trainer.Config) error {
 func atLeast(flag string, lo int) func(*cli.Context, int) error {
 	return func(_ *cli.Context, v int) error {
 		if v < lo {
-			return fmt.Errorf("--%s %d: must be at least %d", flag, v, lo)
+			return cliapp.Usagef("--%s %d: must be at least %d", flag, v, lo)
 		}
 		return nil
 	}

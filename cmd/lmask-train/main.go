@@ -11,14 +11,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/lmask/lmask/trainer"
+	"github.com/lmask/lmask/internal/cliapp"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=...".
@@ -28,13 +26,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "lmask-train:", err)
-		if errors.Is(err, trainer.ErrNonFinite) {
-			os.Exit(3)
-		}
-		os.Exit(1)
-	}
+	cliapp.Exit(os.Stderr, "lmask-train", err, cliapp.ExitCode(err))
 }
 
 // run executes the command line args (args[0] is the program name).

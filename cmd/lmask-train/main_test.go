@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/trainer"
@@ -128,5 +129,48 @@ func TestRun_BadFlags(t *testing.T) {
 		if err := run(context.Background(), args, &stdout, &stderr); err == nil {
 			t.Errorf("%v: no error", args)
 		}
+	}
+}
+
+// TestExitCodes: usage errors exit 2, an interrupted run 130 after its
+// checkpoint, a run stopped by --time-limit 0.
+func TestExitCodes(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	for _, args := range [][]string{
+		{"lmask-train", "--size", "10", "--out", t.TempDir()},
+		{"lmask-train", "--problem", "tsptw", "--bogus"},
+		{"lmask-train", "--problem", "tsptw", "--samples", "1", "--out", t.TempDir()},
+		{"lmask-train", "--problem", "tsptw", "--milestones", "x", "--out", t.TempDir()},
+		{"lmask-train", "--problem", "tsptw", "--size", "many"},
+		{"lmask-train", "--problem", "tsptw"},
+		{"lmask-train", "export", "--checkpoint", t.TempDir()},
+	} {
+		err := run(context.Background(), args, &stdout, &stderr)
+		if got := cliapp.ExitCode(err); got != cliapp.ExitUsage {
+			t.Errorf("%v: err %v, exit %d, want %d", args[1:], err, got, cliapp.ExitUsage)
+		}
+	}
+	if err := run(context.Background(), []string{"lmask-train", "export", "--checkpoint", t.TempDir(), "--out", t.TempDir()}, &stdout, &stderr); cliapp.ExitCode(err) != cliapp.ExitFailure {
+		t.Errorf("export of an empty folder: err %v, exit %d", err, cliapp.ExitCode(err))
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	tiny := []string{"lmask-train", "--problem", "tsptw", "--size", "8", "--hardness", "easy", "--out", out, "--batch", "2", "--samples", "2",
+		"--layers", "1", "--d-model", "8", "--heads", "2", "--ffn", "16", "--backend", "go", "--steps", "50", "--no-export"}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := run(ctx, tiny, &stdout, &stderr)
+	if cliapp.ExitCode(err) != cliapp.ExitInterrupted {
+		t.Fatalf("interrupted run: err %v, exit %d\n%s", err, cliapp.ExitCode(err), stderr.String())
+	}
+	if _, err := trainer.ReadCheckpoint(out); err != nil {
+		t.Errorf("no checkpoint after the interrupt: %v", err)
+	}
+	err = run(context.Background(), append(tiny, "--resume", "--time-limit", "1ns"), &stdout, &stderr)
+	if err != nil {
+		t.Errorf("run stopped by --time-limit: %v", err)
+	}
+	var help bytes.Buffer
+	if err := run(context.Background(), []string{"lmask-train", "--help"}, &help, &help); err != nil || !strings.Contains(help.String(), "tsptw or tspdl (required)") {
+		t.Errorf("help does not mark --problem required (%v)", err)
 	}
 }

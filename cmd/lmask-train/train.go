@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -27,14 +28,14 @@ func isTerminal(w io.Writer) bool {
 // it completes.
 func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 	if c.Args().Len() > 0 {
-		return fmt.Errorf("unexpected argument %q (see --help)", c.Args().First())
+		return cliapp.Usagef("unexpected argument %q (see --help)", c.Args().First())
 	}
 	if d := c.Duration("time-limit"); d < 0 {
-		return fmt.Errorf("--time-limit %s: must not be negative", d)
+		return cliapp.Usagef("--time-limit %s: must not be negative", d)
 	}
 	out := c.String("out")
 	if out == "" {
-		return fmt.Errorf("--out is required (the run directory)")
+		return cliapp.Usagef("--out is required (the run directory)")
 	}
 	opt := trainer.Options{Dir: out, Resume: c.Bool("resume"), InitFrom: c.String("init-from"), ValRef: c.String("val-ref"), Log: stderr}
 	var cfg trainer.Config
@@ -95,7 +96,7 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 	}
 	if sum.Interrupted {
 		fmt.Fprintf(stdout, "interrupted: continue with --resume --out %s\n", out)
-		return nil
+		return c.Context.Err() // nil after --time-limit; context.Canceled (exit 130) after Ctrl-C
 	}
 	if c.Bool("no-export") {
 		return nil
