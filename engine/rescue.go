@@ -45,8 +45,10 @@ func (s Step) String() string {
 }
 
 // DefaultRescueTime caps the escalation of one instance when
-// RescueOptions sets no limit.
-const DefaultRescueTime = 10 * time.Second
+// RescueOptions sets no limit. The feasibility search needs far less on
+// the generated hard instances up to 500 nodes; the cap bounds what an
+// instance without any feasible tour costs.
+const DefaultRescueTime = 5 * time.Second
 
 // DefaultRescueBudget caps the retried budgets when RescueOptions sets no
 // cap: two retries (×4, ×16) after the paper's largest R of 300.
@@ -102,7 +104,9 @@ func (p deadlinePolicy) Scores(b *lazymask.StepBatch, dst []float32) error {
 // most opt.MaxBudget; none with an unlimited budget), stopping at the
 // first feasible tour, then runs localsearch.FindFeasible from starts (the
 // tours the run has for it; nil entries skipped) and the retries' best
-// tours. index is the instance's index for the sampling streams
+// tours. Where that search is exact (localsearch.FeasibleIsExact) it runs
+// first, and an instance it proves to have no feasible tour gets no
+// retries. index is the instance's index for the sampling streams
 // (SolveFrom). The tour found is verified with lazymask.Check.
 func (s *Solver) Rescue(ctx context.Context, inst *lazymask.Instance, index int64, starts [][]int, opt RescueOptions) (Rescued, error) {
 	began := time.Now()
@@ -116,6 +120,21 @@ func (s *Solver) Rescue(ctx context.Context, inst *lazymask.Instance, index int6
 		return Rescued{}, fmt.Errorf("rescue: instance is not a %s instance", s.e.Problem())
 	}
 	var res Rescued
+	seed := streamSeed(s.opts.Seed, uint64(index), lazymask.NumAugment, 0)
+	// Where the search is exact and quick, it runs first: an instance with
+	// no feasible tour then costs no retries.
+	var exact *localsearch.FeasibleResult
+	if localsearch.FeasibleIsExact(inst) {
+		fr, err := localsearch.FindFeasible(inst, nil, localsearch.FeasibleOptions{Seed: seed})
+		if errors.Is(err, localsearch.ErrNoFeasibleTour) {
+			res.NoTour, res.Elapsed = true, time.Since(began)
+			return res, nil
+		}
+		if err != nil {
+			return res, fmt.Errorf("rescue: %w", err)
+		}
+		exact = &fr
+	}
 	pool := make([][]int, 0, len(starts)+4)
 	for _, t := range starts {
 		if t != nil {
@@ -152,17 +171,19 @@ func (s *Solver) Rescue(ctx context.Context, inst *lazymask.Instance, index int6
 			}
 		}
 	}
-	left := opt.TimeLimit - time.Since(began)
-	fr, err := localsearch.FindFeasible(inst, pool, localsearch.FeasibleOptions{
-		TimeLimit: max(left, time.Millisecond), Seed: streamSeed(s.opts.Seed, uint64(index), lazymask.NumAugment, 0)})
+	var fr localsearch.FeasibleResult
+	if exact != nil {
+		fr = *exact
+	} else {
+		left := opt.TimeLimit - time.Since(began)
+		var err error
+		fr, err = localsearch.FindFeasible(inst, pool, localsearch.FeasibleOptions{TimeLimit: max(left, time.Millisecond), Seed: seed})
+		if err != nil {
+			return res, fmt.Errorf("rescue: %w", err)
+		}
+	}
 	res.Elapsed = time.Since(began)
-	switch {
-	case errors.Is(err, localsearch.ErrNoFeasibleTour):
-		res.NoTour = true
-		return res, nil
-	case err != nil:
-		return res, fmt.Errorf("rescue: %w", err)
-	case !fr.Feasible:
+	if !fr.Feasible {
 		return res, nil
 	}
 	c := fr.Check

@@ -21,7 +21,8 @@ const DefaultFeasibleTime = 2 * time.Second
 const defaultShakeLevels = 8
 
 // ErrNoFeasibleTour says that an instance has no feasible tour at all
-// (TSPDL: the ascending draft-limit order fails, which proves it).
+// (TSPDL: the ascending draft-limit order fails, which proves it; TSPTW of
+// at most exactMaxN nodes: the exact search finds none).
 var ErrNoFeasibleTour = errors.New("the instance has no feasible tour")
 
 // FeasibleOptions configure FindFeasible. The zero value is usable.
@@ -64,7 +65,10 @@ type FeasibleResult struct {
 // smallest limit, which is the sorted tour's condition at position k. If
 // it fails, FindFeasible returns ErrNoFeasibleTour.
 //
-// TSPTW: the construction phase of da Silva and Urrutia's GVNS. Starting
+// TSPTW of at most exactMaxN nodes: an exact search over the visited sets
+// (exactTW), which returns ErrNoFeasibleTour when no tour exists.
+//
+// Larger TSPTW: the construction phase of da Silva and Urrutia's GVNS. Starting
 // from the least late of starts and the customers sorted by window midpoint
 // or end, a first-improvement descent over 1-shift moves (one customer
 // moved elsewhere) minimises the total lateness; while the lateness is not
@@ -96,6 +100,13 @@ func FindFeasible(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions) 
 	case lazymask.TSPDL:
 		res.Tour = OrderTour(inst)
 	case lazymask.TSPTW:
+		if inst.N <= exactMaxN {
+			res.Tour = exactTW(inst)
+			if res.Tour == nil {
+				res.Tour = OrderTour(inst)
+			}
+			break
+		}
 		res.Tour, res.Shakes, res.Moves = newLateSearch(inst, opt).run(starts)
 	default:
 		return res, fmt.Errorf("feasible search: unknown problem %v", inst.Problem)
@@ -110,7 +121,7 @@ func FindFeasible(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions) 
 		res.Lateness += max(0, v-lazymask.Tol)
 	}
 	res.Elapsed = time.Since(began)
-	if inst.Problem == lazymask.TSPDL && !res.Feasible {
+	if !res.Feasible && (inst.Problem == lazymask.TSPDL || inst.N <= exactMaxN) {
 		return res, ErrNoFeasibleTour
 	}
 	return res, nil
@@ -434,4 +445,80 @@ func (s *lateSearch) run(starts [][]int) ([]int, int, int) {
 		}
 	}
 	return best, shakes, s.moves
+}
+
+// FeasibleIsExact reports whether FindFeasible decides inst exactly: a
+// TSPDL instance, or a TSPTW instance of at most exactMaxN nodes, for
+// which it finds a feasible tour or returns ErrNoFeasibleTour, and quickly.
+func FeasibleIsExact(inst *lazymask.Instance) bool {
+	return inst.Problem == lazymask.TSPDL || inst.N <= exactMaxN
+}
+
+// exactMaxN is the largest instance (depot included) that FindFeasible
+// solves exactly: 2^15 visited sets × 15 last nodes.
+const exactMaxN = 16
+
+// exactTW returns a feasible tour of a TSPTW instance of at most exactMaxN
+// nodes, or nil when there is none. For each set of visited customers and
+// last customer it keeps the earliest departure of a feasible path; as
+// every later arrival only grows with the departure time, the earliest one
+// decides feasibility exactly. Times follow lazymask.Check's arithmetic.
+func exactTW(inst *lazymask.Instance) []int {
+	n := inst.N
+	m := n - 1 // customers 1..n-1, bit c-1
+	if m == 0 {
+		return []int{0}
+	}
+	d := inst.Matrix()
+	full := 1<<m - 1
+	dep := make([]float64, (full+1)*m)
+	from := make([]int8, (full+1)*m)
+	for i := range dep {
+		dep[i] = math.Inf(1)
+	}
+	try := func(set, c, prev int, t float64) {
+		arr := t + d[prev*n+c+1]
+		if max(0, arr-inst.Late[c+1]) > lazymask.Tol {
+			return
+		}
+		nt := math.Max(arr, inst.Early[c+1]) + inst.Service[c+1]
+		if k := set*m + c; nt < dep[k] {
+			dep[k], from[k] = nt, int8(prev)
+		}
+	}
+	for c := 0; c < m; c++ {
+		try(1<<c, c, 0, 0)
+	}
+	for set := 1; set <= full; set++ {
+		for last := 0; last < m; last++ {
+			t := dep[set*m+last]
+			if set&(1<<last) == 0 || math.IsInf(t, 1) {
+				continue
+			}
+			for c := 0; c < m; c++ {
+				if set&(1<<c) == 0 {
+					try(set|1<<c, c, last+1, t)
+				}
+			}
+		}
+	}
+	last := -1
+	for c := 0; c < m; c++ {
+		if !math.IsInf(dep[full*m+c], 1) {
+			last = c
+			break
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	tour := make([]int, n)
+	set := full
+	for k := n - 1; k >= 1; k-- {
+		tour[k] = last + 1
+		prev := int(from[set*m+last])
+		set &^= 1 << last
+		last = prev - 1
+	}
+	return tour
 }

@@ -14,7 +14,7 @@ import (
 // construction: the generator keeps the tour it built the windows or limits
 // from), from the window order alone, at sizes far from any training size.
 func TestFindFeasibleGenerated(t *testing.T) {
-	sizes := []int{20, 37, 50, 100, 150, 200, 333, 500}
+	sizes := []int{12, 16, 20, 37, 50, 100, 150, 200, 333, 500}
 	count := 3
 	if testing.Short() {
 		sizes, count = []int{20, 100}, 2

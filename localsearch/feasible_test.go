@@ -146,14 +146,15 @@ func TestFindFeasibleTSPDLSortedOrder(t *testing.T) {
 	}
 }
 
-// TSPTW: on instances of up to 8 nodes with some feasible tour (found by
-// enumeration), FindFeasible finds one, from the window orders and from a
-// bad start; where none exists it reports a late tour and no error.
+// TSPTW: on instances of up to 8 nodes (all tours enumerated),
+// FindFeasible's exact search finds a tour exactly when one exists and
+// otherwise returns ErrNoFeasibleTour; the lateness search alone (used from
+// exactMaxN+1 nodes on) finds one too whenever one exists, from a bad start.
 func TestFindFeasibleTSPTWSmall(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	seen := map[bool]int{}
 	for it := 0; it < 300; it++ {
-		n := 4 + rng.IntN(5)
+		n := 2 + rng.IntN(7)
 		kind := distKind(it % 3)
 		in, _ := randTSPTW(rng, n, kind, 0.05+0.3*rng.Float64())
 		if it%3 == 0 {
@@ -167,10 +168,7 @@ func TestFindFeasibleTSPTWSmall(t *testing.T) {
 		exists := feasibleExists(in)
 		seen[exists]++
 		bad := perm(rng, n)
-		r, err := FindFeasible(in, [][]int{bad}, FeasibleOptions{TimeLimit: time.Second, MaxShakes: 2000, Seed: uint64(it)})
-		if err != nil {
-			t.Fatalf("it %d: %v", it, err)
-		}
+		r, err := FindFeasible(in, [][]int{bad}, FeasibleOptions{Seed: uint64(it)})
 		res, cerr := lazymask.Check(in, r.Tour)
 		var ie *lazymask.InfeasibleError
 		if cerr != nil && !errors.As(cerr, &ie) {
@@ -179,11 +177,16 @@ func TestFindFeasibleTSPTWSmall(t *testing.T) {
 		if r.Feasible != res.Feasible || r.Feasible != (r.Lateness == 0) {
 			t.Fatalf("it %d: feasible %v, lateness %g, check %v", it, r.Feasible, r.Lateness, res.Feasible)
 		}
-		if exists && !r.Feasible {
-			t.Fatalf("it %d (n %d, kind %d): a feasible tour exists, FindFeasible ended with lateness %g", it, n, kind, r.Lateness)
+		if exists != r.Feasible || exists == errors.Is(err, ErrNoFeasibleTour) || (err != nil && !errors.Is(err, ErrNoFeasibleTour)) {
+			t.Fatalf("it %d (n %d, kind %d): feasible tour exists %v, FindFeasible: feasible %v, %v", it, n, kind, exists, r.Feasible, err)
 		}
-		if !exists && r.Feasible {
-			t.Fatalf("it %d: no feasible tour exists, FindFeasible says feasible", it)
+		if !exists {
+			continue
+		}
+		s := newLateSearch(in, FeasibleOptions{TimeLimit: time.Second, MaxShakes: 2000, Seed: uint64(it)})
+		tour, _, _ := s.run([][]int{bad})
+		if chk, err := lazymask.Check(in, tour); err != nil || !chk.Feasible {
+			t.Fatalf("it %d (n %d, kind %d): a feasible tour exists, the lateness search ended with %v", it, n, kind, err)
 		}
 	}
 	t.Logf("cases: %v", seen)

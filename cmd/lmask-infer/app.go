@@ -41,6 +41,8 @@ type config struct {
 	improveStarts      int
 	improveShare       float64
 	improveNoMerge     bool
+	rescueTime         time.Duration
+	rescueBudget       int
 	stdout, stderr     io.Writer
 	progress           bool
 }
@@ -76,6 +78,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.DurationFlag{Name: "improve-budget", Value: 0, Usage: "local-search time limit per instance (0 = none)"},
 			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance (with --improve-share: at most this many; 0 = as many as the time allows)"},
 			&cli.BoolFlag{Name: "improve-no-merge", Usage: "with --improve, do not merge local optima that lose to the best tour with it (block by block, at positions where both have visited the same nodes)"},
+			&cli.DurationFlag{Name: "rescue-time", Value: engine.DefaultRescueTime, Usage: "time cap per instance left without a feasible tour by decoding (and --improve's repair): decode it alone again with budget ×4, ×16 … up to --rescue-budget, then run a feasibility search (0 = leave it)"},
+			&cli.IntFlag{Name: "rescue-budget", Value: engine.DefaultRescueBudget, Usage: "largest budget of the --rescue-time retries"},
 			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "bound the local search of each row group by this share of the network's time to decode it (0.5: at most +50%), split evenly among its instances; the bound covers the whole search, descents included, except the repair of an instance with no feasible decoded tour, which always finishes; time-based, so tours vary between runs and machines (0 = off; at most 1000)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -106,7 +110,8 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		improveBudget: c.Duration("improve-budget"), improveKicks: c.Int("improve-kicks"),
 		improveStarts: c.Int("improve-starts"), improveShare: c.Float64("improve-share"),
 		improveNoMerge: c.Bool("improve-no-merge"),
-		stdout:         stdout, stderr: stderr, progress: isTerminal(stderr),
+		rescueTime:     c.Duration("rescue-time"), rescueBudget: c.Int("rescue-budget"),
+		stdout: stdout, stderr: stderr, progress: isTerminal(stderr),
 	}
 	switch {
 	case cfg.aug < 1 || cfg.aug > lazymask.NumAugment:
@@ -127,6 +132,8 @@ func parseConfig(c *cli.Context, stdout, stderr io.Writer) (config, error) {
 		return cfg, cliapp.Usagef("--improve-budget, --improve-kicks and --improve-starts must be ≥ 0")
 	case !(cfg.improveShare >= 0 && cfg.improveShare <= solve.MaxShare):
 		return cfg, cliapp.Usagef("--improve-share %v: want a share in [0, %d]", cfg.improveShare, solve.MaxShare)
+	case cfg.rescueTime < 0 || cfg.rescueBudget < 1:
+		return cfg, cliapp.Usagef("--rescue-time %v, --rescue-budget %d: want a time ≥ 0 and a budget ≥ 1", cfg.rescueTime, cfg.rescueBudget)
 	case cfg.improveShare > 0 && !cfg.improve:
 		return cfg, cliapp.Usagef("--improve-share needs --improve")
 	}

@@ -94,6 +94,8 @@ func infer(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer solver.Close()
+	var found FoundBy
+	var rescueTime time.Duration
 	var search *solve.Stats
 	if cfg.improve {
 		search = &solve.Stats{}
@@ -148,6 +150,11 @@ func infer(ctx context.Context, cfg config) error {
 			search.Add(st)
 			lsTime += time.Since(ls)
 		}
+		rescues, took, err := rescueAll(ctx, cfg, solver, insts, b.Offset, sols, improved, &found)
+		if err != nil {
+			return err
+		}
+		rescueTime += took
 		t0 = time.Now()
 		perInst := decode.Seconds() / float64(len(insts))
 		for i, in := range insts {
@@ -160,6 +167,9 @@ func infer(ctx context.Context, cfg config) error {
 				return err
 			}
 			if err := tally(tl, idx, in, &sols[i], r); err != nil {
+				return err
+			}
+			if err := writeRescued(w, tl, in, idx, rescues[i], perInst); err != nil {
 				return err
 			}
 		}
@@ -176,7 +186,8 @@ func infer(ctx context.Context, cfg config) error {
 	ioTime += time.Since(t0)
 
 	m := Metrics{Metrics: tl.Metrics(), Seconds: time.Since(start).Seconds(), Budget: cfg.budget, Search: search,
-		Timing: newTiming(solver.Stats(), ioTime.Seconds(), lsTime.Seconds())}
+		Timing: newTiming(solver.Stats(), ioTime.Seconds(), lsTime.Seconds()), FoundBy: found}
+	m.Timing.Rescue = rescueTime.Seconds()
 	printTable(cfg.stdout, m, refs != nil)
 	if cfg.metrics != "" {
 		if err := writeJSON(cfg.metrics, m); err != nil {

@@ -416,7 +416,8 @@ func TestInferImproveFallback(t *testing.T) {
 	needRuntime(t)
 	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Medium, 10, 40)
 	solveWith := func(extra ...string) []datasets.Solution {
-		sols := solveTiny(t, data, append([]string{"--aug", "1", "--budget", "0", "--workers", "1"}, extra...)...)
+		// --rescue-time 0: the escalation would add rows of its own.
+		sols := solveTiny(t, data, append([]string{"--aug", "1", "--budget", "0", "--workers", "1", "--rescue-time", "0"}, extra...)...)
 		if len(sols) != len(insts) {
 			t.Fatalf("%d rows for %d instances", len(sols), len(insts))
 		}

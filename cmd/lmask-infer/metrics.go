@@ -23,12 +23,15 @@ type Metrics struct {
 	// Search sums what the local search did (--improve only).
 	Search *solve.Stats
 	Timing Timing
+	// FoundBy counts the instances by the step that found their feasible
+	// tour (rescue.go).
+	FoundBy FoundBy
 }
 
 // MarshalJSON writes one object with the keys of both parts.
 func (m Metrics) MarshalJSON() ([]byte, error) {
 	f := m.Metrics.JSONFields()
-	f["seconds"], f["budget"], f["timing"] = m.Seconds, m.Budget, m.Timing
+	f["seconds"], f["budget"], f["timing"], f["found_by"] = m.Seconds, m.Budget, m.Timing, m.FoundBy
 	if m.Search != nil {
 		f["local_search_stats"], f["improved"] = m.Search, m.Search.Improved
 	}
@@ -43,6 +46,7 @@ type Timing struct {
 	GoSide      float64 `json:"go_side"`
 	IO          float64 `json:"io"`
 	LocalSearch float64 `json:"local_search,omitempty"`
+	Rescue      float64 `json:"rescue,omitempty"` // escalation of instances left without a feasible tour
 	Solve       float64 `json:"solve_wall"`
 	Workers     int     `json:"workers"`
 }
@@ -65,6 +69,7 @@ func printTable(w io.Writer, m Metrics, hasRef bool) {
 		fmt.Fprintf(w, "%-17s %d of %d instances improved; per instance %.1f starts, %.1f kicks (%.2f improving), %.2f improving merges\n",
 			"local search", s.Improved, s.Searched, per(s.Starts), per(s.Kicks), per(s.KicksAccepted), per(s.Merged))
 	}
+	fmt.Fprintf(w, "%-17s %s\n", "feasible tour by", m.FoundBy)
 	fmt.Fprintf(w, "%-17s %.2f s\n", "wall time", m.Seconds)
 	t := m.Timing
 	over := fmt.Sprintf("summed over %d workers", t.Workers)
@@ -75,6 +80,9 @@ func printTable(w io.Writer, m Metrics, hasRef bool) {
 		"time split", t.Encoder, t.Decoder, t.GoSide, over, t.IO)
 	if t.LocalSearch > 0 {
 		fmt.Fprintf(w, ", local search %.2f s", t.LocalSearch)
+	}
+	if t.Rescue > 0 {
+		fmt.Fprintf(w, ", rescue %.2f s", t.Rescue)
 	}
 	fmt.Fprintln(w)
 }

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/solve"
+)
+
+// Sources of the rows of tours that the escalation found (engine.Rescue):
+// by decoding the instance again alone with a larger budget, or by the
+// feasibility search; "+ls" when --improve then shortened the tour.
+const (
+	SourceRetry  = "lmask+retry"
+	SourceSearch = "lmask+search"
+)
+
+// FoundBy counts the instances by the step that found their final feasible
+// tour (engine.Step); None counts those left without one, NoTour those of
+// them proven to have none.
+type FoundBy struct {
+	Decode int `json:"decode"`
+	Repair int `json:"repair"`
+	Retry  int `json:"retry"`
+	Search int `json:"search"`
+	None   int `json:"none"`
+	NoTour int `json:"proven_infeasible"`
+}
+
+func (f *FoundBy) add(s engine.Step) {
+	switch s {
+	case engine.StepDecode:
+		f.Decode++
+	case engine.StepRepair:
+		f.Repair++
+	case engine.StepRetry:
+		f.Retry++
+	case engine.StepSearch:
+		f.Search++
+	default:
+		f.None++
+	}
+}
+
+// String is the table line: "decode 95, repair 4, retry 1, search 0, none 0".
+func (f FoundBy) String() string {
+	s := fmt.Sprintf("decode %d, repair %d, retry %d, search %d, none %d", f.Decode, f.Repair, f.Retry, f.Search, f.None)
+	if f.NoTour > 0 {
+		s += fmt.Sprintf(" (%d proven to have no feasible tour)", f.NoTour)
+	}
+	return s
+}
+
+// rescued is a tour the escalation found for one instance, as written.
+type rescued struct {
+	engine.Rescued
+	source string
+	search time.Duration // time of the --improve search from the tour
+}
+
+// rescueAll escalates, one by one, the instances of a row group (file rows
+// first..) that neither decoding nor the search from the decoded tours
+// (improved, nil without --improve) left with a feasible tour, and counts
+// every instance's step in fb. With --improve the tour found is then
+// searched from like the decoded ones (without a time share). It returns
+// the tours found (nil entries elsewhere) and the time spent.
+func rescueAll(ctx context.Context, cfg config, s *engine.Solver, insts []*lazymask.Instance, first int64,
+	sols []engine.Solution, improved []solve.Result, fb *FoundBy) ([]*rescued, time.Duration, error) {
+	began := time.Now()
+	out := make([]*rescued, len(insts))
+	for i, in := range insts {
+		switch {
+		case sols[i].Best.Feasible:
+			fb.add(engine.StepDecode)
+			continue
+		case improved != nil && improved[i].Improved:
+			fb.add(engine.StepRepair)
+			continue
+		case cfg.rescueTime <= 0:
+			fb.add(engine.StepNone)
+			continue
+		}
+		var starts [][]int
+		for _, t := range sols[i].Tours {
+			starts = append(starts, t.Nodes)
+		}
+		if improved != nil && improved[i].Searched {
+			starts = append(starts, improved[i].Search.Tour)
+		}
+		r, err := s.Rescue(ctx, in, first+int64(i), starts, engine.RescueOptions{TimeLimit: cfg.rescueTime, MaxBudget: cfg.rescueBudget})
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s row %d: %w", cfg.data, first+int64(i), err)
+		}
+		fb.add(r.Step)
+		if r.NoTour {
+			fb.NoTour++
+		}
+		if r.Step == engine.StepNone {
+			continue
+		}
+		rs := &rescued{Rescued: r, source: SourceRetry}
+		if r.Step == engine.StepSearch {
+			rs.source = SourceSearch
+		}
+		if cfg.improve {
+			res, _, err := solve.Improve([]solve.Job{{Inst: in, Starts: [][]int{r.Tour.Nodes}, Seed: cfg.seed}}, improveOptions(cfg, 1))
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s row %d: improve: %w", cfg.data, first+int64(i), err)
+			}
+			if res[0].Improved {
+				c := res[0].Search.Check
+				rs.Tour.Nodes, rs.Tour.Cost, rs.Tour.Violation, rs.Tour.ViolatedNodes = res[0].Search.Tour, c.Cost, c.TotalViolation, c.ViolatedNodes
+				rs.source += "+ls"
+				rs.search = res[0].Search.Elapsed
+			}
+		}
+		out[i] = rs
+	}
+	return out, time.Since(began), nil
+}
+
+// writeRescued writes the row of a tour the escalation found and adds it
+// to the metrics as a candidate for the instance's best tour.
+func writeRescued(w *datasets.SolutionWriter, tl *datasets.Tally, in *lazymask.Instance, idx int64, r *rescued, seconds float64) error {
+	if r == nil {
+		return nil
+	}
+	row := solutionRow(in, idx, r.Tour, r.source, seconds+r.Elapsed.Seconds()+r.search.Seconds())
+	if err := w.Write(&row); err != nil {
+		return err
+	}
+	_, err := tl.AddCandidate(idx, in, r.Tour.Nodes)
+	return err
+}
