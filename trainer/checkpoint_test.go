@@ -148,27 +148,61 @@ func TestCurveAxes(t *testing.T) {
 			t.Errorf("tick label %q for %v", tk.Label, tk.Value)
 		}
 	}
-	// 1,000 training steps whose first 5 are far off: the axis spans the
-	// rest (percentiles), a short validation series all of its points.
-	var train, val plotter.XYs
-	for s := 0; s < 1000; s++ {
-		y := -10.0 + float64(s%7)/10
-		if s < 5 {
-			y = -80
-		}
-		train = append(train, plotter.XY{X: float64(s), Y: y})
+	// Drawn lines span the axis; of a validation series from step 0 the
+	// first (untrained) point does not, once later ones follow.
+	avg := plotter.XYs{{X: 1, Y: -10}, {X: 2, Y: -9.4}}
+	val := plotter.XYs{{X: 0, Y: -80}, {X: 500, Y: -12}, {X: 900, Y: -9}}
+	lo, hi, ok := valueRange([]curveSeries{{pts: avg, noisy: true}, {pts: val}})
+	if !ok || lo != -12 || hi != -9 {
+		t.Errorf("range [%v, %v], want [-12, -9]", lo, hi)
 	}
-	val = plotter.XYs{{X: 0, Y: -12}, {X: 500, Y: -9}}
-	lo, hi, ok := valueRange([]curveSeries{{pts: train}})
-	if !ok || lo != -10 || math.Abs(hi+9.4) > 1e-12 {
-		t.Errorf("training range [%v, %v], want [-10, -9.4]", lo, hi)
-	}
-	lo, hi, _ = valueRange([]curveSeries{{pts: train}, {pts: val}})
-	if lo != -12 || math.Abs(hi+9) > 1e-12 {
-		t.Errorf("with validation [%v, %v], want [-12, -9]", lo, hi)
+	if lo, _, _ := valueRange([]curveSeries{{pts: val[:2]}}); lo != -80 {
+		t.Errorf("two validations: range from %v, want both points", lo)
 	}
 	if _, _, ok := valueRange([]curveSeries{{}}); ok {
 		t.Error("empty panel has a range")
+	}
+}
+
+// TestSmooth: a centred moving average over about 5% of the points,
+// narrower at the ends, that never reaches across a stage start.
+func TestSmooth(t *testing.T) {
+	var pts plotter.XYs
+	for s := 1; s <= 400; s++ {
+		y := float64(s % 2) // alternating 0, 1: the average is ½ inside
+		if s > 200 {
+			y += 10 // a new stage at step 200 starts 10 higher
+		}
+		pts = append(pts, plotter.XY{X: float64(s), Y: y})
+	}
+	sm := smooth(pts, []int{200})
+	for i, p := range sm {
+		want := 0.5
+		if p.X > 200 {
+			want = 10.5
+		}
+		if math.Abs(p.Y-want) > 0.1 || p.X != pts[i].X {
+			t.Fatalf("step %v: %v, want about %v", p.X, p.Y, want)
+		}
+	}
+	if unsplit := smooth(pts, nil); math.Abs(unsplit[199].Y-5.5) > 1 {
+		t.Errorf("without the stage start the window blends both stages: %v at step 200", unsplit[199].Y)
+	}
+}
+
+// TestRenderCurveImitation: a log without rewards (imitation) shows the
+// label loss in the first panel.
+func TestRenderCurveImitation(t *testing.T) {
+	var recs []Record
+	for s := 1; s <= 60; s++ {
+		recs = append(recs, Record{Kind: KindTrain, Step: s, StepNLL: 2 / float64(s), Length: 5})
+	}
+	svg, err := RenderCurve(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(svg), "imitation loss") || strings.Contains(string(svg), "training reward") {
+		t.Error("imitation log: first panel is not the label loss")
 	}
 }
 

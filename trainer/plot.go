@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
-	"sort"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -27,25 +26,32 @@ type curvePanel struct {
 	series        []curveSeries
 }
 
-// curveSeries is one line of a panel.
+// curveSeries is one line of a panel. A noisy series (a value per
+// training step) is drawn faintly, under its moving average.
 type curveSeries struct {
-	name string
-	pts  plotter.XYs
-	clr  color.Color
+	name  string
+	pts   plotter.XYs
+	clr   color.Color
+	noisy bool
 }
 
-// panels turns the records into the four panels: training reward,
-// penalised cost (training mean) and length, infeasibility (training
-// rollouts and validation, in %), and the validation gap or objective.
+// panels turns the records into the four panels: the training objective
+// (reward, or the imitation loss per step), penalised cost and length,
+// infeasibility (training rollouts and validation, in %), and the
+// validation gap or objective.
 func panels(recs []Record) []curvePanel {
-	var reward, pen, length, infTrain, solInf, instInf, gap, obj plotter.XYs
-	hasGap := false
+	var reward, nll, pen, length, infTrain, solInf, instInf, gap, obj plotter.XYs
+	hasGap, hasReward := false, false
 	for _, r := range recs {
 		x := float64(r.Step)
 		switch r.Kind {
 		case KindTrain:
 			reward = append(reward, plotter.XY{X: x, Y: r.Reward})
-			pen = append(pen, plotter.XY{X: x, Y: r.PenCost})
+			nll = append(nll, plotter.XY{X: x, Y: r.StepNLL})
+			hasReward = hasReward || r.Reward != 0
+			if r.PenCost != 0 {
+				pen = append(pen, plotter.XY{X: x, Y: r.PenCost})
+			}
 			length = append(length, plotter.XY{X: x, Y: r.Length})
 			infTrain = append(infTrain, plotter.XY{X: x, Y: 100 * r.Infeasible})
 		case KindVal:
@@ -64,34 +70,48 @@ func panels(recs []Record) []curvePanel {
 	blue := color.RGBA{R: 31, G: 119, B: 180, A: 255}
 	orange := color.RGBA{R: 255, G: 127, B: 14, A: 255}
 	green := color.RGBA{R: 44, G: 160, B: 44, A: 255}
+	first := curvePanel{title: "training reward", ylabel: "mean −Ψ", series: []curveSeries{{"reward", reward, blue, true}}}
+	if !hasReward {
+		first = curvePanel{title: "imitation loss", ylabel: "NLL per step", series: []curveSeries{{"label NLL", nll, blue, true}}}
+	}
 	last := curvePanel{title: "validation objective (greedy ×8)", ylabel: "mean best length",
-		series: []curveSeries{{"val obj", obj, green}}}
+		series: []curveSeries{{"val obj", obj, green, false}}}
 	if hasGap {
 		last = curvePanel{title: "validation gap (greedy ×8)", ylabel: "gap %",
-			series: []curveSeries{{"val gap", gap, green}}}
+			series: []curveSeries{{"val gap", gap, green, false}}}
 	}
 	return []curvePanel{
-		{title: "training reward", ylabel: "mean −Ψ", series: []curveSeries{{"reward", reward, blue}}},
-		{title: "penalised cost", ylabel: "mean Ψ / length", series: []curveSeries{
-			{"train Ψ", pen, blue}, {"train length", length, orange}}},
+		first,
+		{title: "training tours: penalised cost and length", ylabel: "mean Ψ / length", series: []curveSeries{
+			{"Ψ", pen, blue, true}, {"length", length, orange, true}}},
 		{title: "infeasibility", ylabel: "%", series: []curveSeries{
-			{"train tours", infTrain, blue}, {"val tours", solInf, orange}, {"val instances", instInf, green}}},
+			{"train tours", infTrain, blue, true}, {"val tours", solInf, orange, false}, {"val inst.", instInf, green, false}}},
 		last,
 	}
 }
 
+// legendWidth is the band right of each panel that holds its legend, so
+// that no legend covers the data.
+const legendWidth = 1.25 * vg.Inch
+
 // RenderCurve draws the training curve of recs as an SVG picture with four
-// panels (2×2); stageStarts are the steps where warm-started stages begin
-// (JoinStages), drawn as dashed lines. Each panel's value axis spans the
-// bulk of its points (the first steps of a run from random weights would
-// flatten everything else; lines past the range are clipped), with room
-// above for the legend.
+// panels (2×2), each with its legend beside it; stageStarts are the steps
+// where warm-started stages begin (JoinStages), drawn as dashed lines.
+// Per-step training values are drawn faintly under their moving average
+// (smooth); each value axis spans the averages and the validations after
+// the first, whose untrained step-0 values would flatten the rest (lines
+// past the range are clipped at the edge).
 func RenderCurve(recs []Record, stageStarts ...int) ([]byte, error) {
 	ps := panels(recs)
+	maxStep := 0.0
+	for _, r := range recs {
+		maxStep = math.Max(maxStep, float64(r.Step))
+	}
 	const rows, cols = 2, 2
 	grid := make([][]*plot.Plot, rows)
+	legends := make([][]plot.Legend, rows)
 	for i := range grid {
-		grid[i] = make([]*plot.Plot, cols)
+		grid[i], legends[i] = make([]*plot.Plot, cols), make([]plot.Legend, cols)
 	}
 	for k, pn := range ps {
 		p := plot.New()
@@ -100,38 +120,53 @@ func RenderCurve(recs []Record, stageStarts ...int) ([]byte, error) {
 		p.Y.Label.Text = pn.ylabel
 		p.X.Tick.Marker = plainTicks{}
 		p.Y.Tick.Marker = plainTicks{}
+		p.X.Min, p.X.Max = 0, math.Max(maxStep, 1)
 		p.Add(plotter.NewGrid())
-		lo, hi, any := valueRange(pn.series)
-		legendRows := 0
+		leg := plot.NewLegend()
+		leg.Top, leg.Left = true, true
+		leg.TextStyle.Font.Size = vg.Points(9)
+		leg.ThumbnailWidth = vg.Points(14)
+		drawn := make([]curveSeries, 0, len(pn.series))
 		for _, s := range pn.series {
 			if len(s.pts) == 0 {
 				continue
 			}
-			legendRows++
-			l, err := plotter.NewLine(s.pts)
+			line := s.pts
+			if s.noisy && len(s.pts) >= smoothMin {
+				raw, err := plotter.NewLine(s.pts)
+				if err != nil {
+					return nil, fmt.Errorf("curve %s: %w", s.name, err)
+				}
+				raw.Color, raw.Width = faint(s.clr), vg.Points(0.6)
+				p.Add(raw)
+				line = smooth(s.pts, stageStarts)
+			}
+			l, err := plotter.NewLine(line)
 			if err != nil {
 				return nil, fmt.Errorf("curve %s: %w", s.name, err)
 			}
-			l.Color = s.clr
-			l.Width = vg.Points(1.2)
+			l.Color, l.Width = s.clr, vg.Points(1.6)
 			p.Add(l)
-			p.Legend.Add(s.name, l)
-			if len(s.pts) < 40 {
+			leg.Add(s.name, l)
+			if !s.noisy {
 				sc, err := plotter.NewScatter(s.pts)
 				if err != nil {
 					return nil, fmt.Errorf("curve %s: %w", s.name, err)
 				}
-				sc.Color = s.clr
-				sc.Radius = vg.Points(1.5)
+				sc.Color, sc.Radius = s.clr, vg.Points(2)
 				p.Add(sc)
 			}
+			drawn = append(drawn, curveSeries{name: s.name, pts: line, noisy: s.noisy})
 		}
-		if any {
+		if lo, hi, ok := valueRange(drawn); ok {
 			span := hi - lo
 			if span <= 0 {
 				span = math.Max(math.Abs(hi), 1)
 			}
-			p.Y.Min, p.Y.Max = lo-0.05*span, hi+(0.05+0.12*float64(legendRows+1))*span
+			if pn.ylabel == "%" && lo > 0 { // shares read against zero
+				lo, span = 0, hi
+			}
+			p.Y.Min, p.Y.Max = lo-0.06*span, hi+0.06*span
 			for n, x := range stageStarts {
 				l, err := plotter.NewLine(plotter.XYs{{X: float64(x), Y: p.Y.Min}, {X: float64(x), Y: p.Y.Max}})
 				if err != nil {
@@ -142,21 +177,23 @@ func RenderCurve(recs []Record, stageStarts ...int) ([]byte, error) {
 				l.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 				p.Add(l)
 				if n == 0 {
-					p.Legend.Add("new stage", l)
+					leg.Add("new stage", l)
 				}
 			}
 		}
-		p.Legend.Top = true
-		grid[k/cols][k%cols] = p
+		grid[k/cols][k%cols], legends[k/cols][k%cols] = p, leg
 	}
-	c := vgsvg.New(11*vg.Inch, 7*vg.Inch)
+	c := vgsvg.New(12*vg.Inch, 7*vg.Inch)
 	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
 	canv := plot.Align(grid, tiles, dc)
 	for i := range grid {
 		for j := range grid[i] {
-			grid[i][j].Draw(canv[i][j])
+			cv := canv[i][j]
+			grid[i][j].Draw(draw.Crop(cv, 0, -legendWidth, 0, 0))
+			band := draw.Crop(cv, cv.Max.X-cv.Min.X-legendWidth+vg.Millimeter*2, 0, 0, -vg.Millimeter*6)
+			legends[i][j].Draw(band)
 		}
 	}
 	var b bytes.Buffer
@@ -166,30 +203,68 @@ func RenderCurve(recs []Record, stageStarts ...int) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// valueRange returns the range a panel's value axis spans: all of a
-// series with few points (validations), the 1st to 99th percentile of one
-// with many (the training steps), and false when the panel has no point.
+// smoothMin is the number of points from which a noisy series is drawn
+// with its moving average.
+const smoothMin = 20
+
+// smooth returns the centred moving average of pts over a window of about
+// 5% of the points (at least 5), narrower at the ends; the window never
+// reaches across the start of a stage (a point with X ≤ a stage start
+// belongs to the stage before it).
+func smooth(pts plotter.XYs, stageStarts []int) plotter.XYs {
+	half := max(2, len(pts)/40)
+	sum := make([]float64, len(pts)+1)
+	for i, p := range pts {
+		sum[i+1] = sum[i] + p.Y
+	}
+	stage := func(x float64) int {
+		k := 0
+		for _, s := range stageStarts {
+			if x > float64(s) {
+				k++
+			}
+		}
+		return k
+	}
+	out := make(plotter.XYs, len(pts))
+	for i, p := range pts {
+		lo, hi := max(0, i-half), min(len(pts), i+half+1)
+		own := stage(p.X)
+		for stage(pts[lo].X) != own {
+			lo++
+		}
+		for stage(pts[hi-1].X) != own {
+			hi--
+		}
+		out[i] = plotter.XY{X: p.X, Y: (sum[hi] - sum[lo]) / float64(hi-lo)}
+	}
+	return out
+}
+
+// faint is c with a light alpha, for the raw points under an average.
+func faint(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	const a = 60
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
+}
+
+// valueRange returns the range a panel's value axis spans: every point
+// of the lines drawn (moving averages of the noisy series), except the
+// first validation when later ones follow (the untrained step-0 values
+// of a run from random weights), and false when the panel has no point.
 func valueRange(series []curveSeries) (lo, hi float64, any bool) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, s := range series {
-		if len(s.pts) == 0 {
-			continue
+		pts := s.pts
+		if !s.noisy && len(pts) >= 3 && pts[0].X == 0 {
+			pts = pts[1:]
 		}
-		ys := make([]float64, 0, len(s.pts))
-		for _, p := range s.pts {
-			if !math.IsNaN(p.Y) && !math.IsInf(p.Y, 0) {
-				ys = append(ys, p.Y)
+		for _, p := range pts {
+			if math.IsNaN(p.Y) || math.IsInf(p.Y, 0) {
+				continue
 			}
+			lo, hi, any = math.Min(lo, p.Y), math.Max(hi, p.Y), true
 		}
-		if len(ys) == 0 {
-			continue
-		}
-		sort.Float64s(ys)
-		a, b := ys[0], ys[len(ys)-1]
-		if len(ys) >= 100 {
-			a, b = ys[len(ys)/100], ys[len(ys)-1-len(ys)/100]
-		}
-		lo, hi, any = math.Min(lo, a), math.Max(hi, b), true
 	}
 	return lo, hi, any
 }
