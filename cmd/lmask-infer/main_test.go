@@ -753,3 +753,73 @@ func TestDefaultBudgetFollowsTheData(t *testing.T) {
 		}
 	}
 }
+
+// TestGapMatchesCheck: the gap lmask-infer --reference reports (and writes
+// for the eval scripts) is the one lmask-data check computes from the
+// written tours (datasets.Evaluate), to 1e-12, also with reference tours
+// that break a constraint: those instances count in the gap, and only
+// gap_feasible_ref leaves them out.
+func TestGapMatchesCheck(t *testing.T) {
+	needRuntime(t)
+	data, refPath, insts := fixture(t, lazymask.TSPDL, datasets.Hard, 10, 16)
+	refs, meta, err := datasets.ReadSolutions(refPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := 0
+	for k := range refs {
+		if k%2 == 1 { // a reference tour that breaks a draft limit, with its own recorded cost
+			rev := slices.Clone(refs[k].Tour)
+			slices.Reverse(rev[1:])
+			if res, _ := lazymask.Check(insts[refs[k].Instance], rev); !res.Feasible {
+				refs[k].Tour, refs[k].Cost, refs[k].Feasible = rev, res.Cost, false
+				broken++
+			}
+		}
+	}
+	if broken == 0 {
+		t.Fatal("no reversed reference tour breaks a limit; pick another fixture")
+	}
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref.parquet")
+	if err := datasets.WriteSolutions(ref, meta, refs, datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, mj := filepath.Join(dir, "sol.parquet"), filepath.Join(dir, "m.json")
+	if _, stderr, err := runCLI(t, "--model", "../../engine/testdata/tiny-tspdl", "--data", data, "--out", out, "--reference", ref,
+		"--metrics-json", mj, "--aug", "8", "--budget", "50", "--improve", "--improve-kicks", "2"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	raw, err := os.ReadFile(mj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	sols, _, err := datasets.ReadSolutions(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := datasets.Evaluate(insts, sols, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	num := func(k string) float64 {
+		v, ok := m[k].(float64)
+		if !ok {
+			t.Fatalf("metrics %s = %v", k, m[k])
+		}
+		return v
+	}
+	if g := num("gap"); math.Abs(g-ev.Gap) > 1e-12 || int(num("gap_count")) != ev.GapCount {
+		t.Errorf("gap %v over %v; check gives %v over %d", g, m["gap_count"], ev.Gap, ev.GapCount)
+	}
+	if g := num("gap_feasible_ref"); math.Abs(g-ev.GapFeasibleRef) > 1e-12 || int(num("ref_infeasible")) != broken || ev.RefInfeasible != broken {
+		t.Errorf("gap over feasible references %v (%v broken); check gives %v (%d), want %d broken", g, m["ref_infeasible"], ev.GapFeasibleRef, ev.RefInfeasible, broken)
+	}
+	if ev.GapCount <= ev.GapFeasibleRefCount {
+		t.Errorf("%d instances in the gap, %d with feasible references: the broken ones must count", ev.GapCount, ev.GapFeasibleRefCount)
+	}
+}
