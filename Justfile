@@ -12,7 +12,7 @@ data := "datasets/bundled/tsptw50-hard-200.parquet"
 default:
     @"{{just_executable()}}" --list --justfile "{{justfile()}}"
 
-# Install the pinned onnxruntime library, `just`, and the interop-test tools.
+# Install the pinned onnxruntime library, `just`, and the interop-test tools (LMASK_SKIP_INTEROP=1 leaves those out).
 setup:
     bash scripts/setup.sh --test-tools
 
@@ -51,6 +51,7 @@ test: setup deps-check
     go test -count=1 -timeout 40m ./...
     go test -count=1 -tags parity ./models ./internal/paritytest
     go build -tags xla -o /dev/null ./cmd/lmask-train
+    bash scripts/interop-summary.sh
 
 # Quick tests (skips the slow ones).
 test-short:
