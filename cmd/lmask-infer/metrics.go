@@ -81,7 +81,7 @@ func printTable(w io.Writer, m Metrics, hasRef bool) {
 	if t.LocalSearch > 0 {
 		fmt.Fprintf(w, ", local search %.2f s", t.LocalSearch)
 	}
-	if t.Rescue > 0 {
+	if f := m.FoundBy; f.Retry+f.Search+f.None > 0 && t.Rescue > 0 {
 		fmt.Fprintf(w, ", rescue %.2f s", t.Rescue)
 	}
 	fmt.Fprintln(w)
