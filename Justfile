@@ -57,6 +57,10 @@ test: setup deps-check
 test-short:
     go test -short -count=1 ./...
 
+# Generated hard TSPTW instances (feasible by construction) through the whole pipeline: which step found each tour.
+bench-rescue count="10000" size="100" *flags="":
+    bash scripts/bench-rescue.sh {{count}} {{size}} {{flags}}
+
 # Benchmarks, printed as tables.
 bench:
     go test -run '^$' -bench . -benchtime 1x ./...
