@@ -73,10 +73,13 @@ func ExitCode(err error) int {
 	return ExitFailure
 }
 
-// Exit prints err, if any, after the program's name to stderr and exits
-// with code (0 when err is nil).
+// Exit prints err, if any, after the program's name to stderr ("interrupted"
+// for an interrupt) and exits with code (0 when err is nil).
 func Exit(stderr io.Writer, name string, err error, code int) {
-	if err != nil {
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "%s: interrupted\n", name)
+	case err != nil:
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	}
 	os.Exit(code)
