@@ -404,3 +404,25 @@ func mix64(z uint64) uint64 {
 
 // SetProgress replaces the progress callback of later Solve calls.
 func (s *Solver) SetProgress(f func(done int)) { s.opts.Progress = f }
+
+// StartTours decodes insts (the solver must keep AllTours) and returns,
+// per instance, every complete tour in decode order: the starts of a
+// local search (labels.Starter).
+func (s *Solver) StartTours(ctx context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	if !s.opts.AllTours {
+		return nil, errors.New("start tours: the solver does not keep every tour (SolveOptions.AllTours)")
+	}
+	sols, err := s.SolveContext(ctx, insts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][][]int, len(sols))
+	for i, sol := range sols {
+		for _, t := range sol.Tours {
+			if t.Nodes != nil {
+				out[i] = append(out[i], t.Nodes)
+			}
+		}
+	}
+	return out, nil
+}

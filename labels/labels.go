@@ -303,3 +303,47 @@ func solutionsMeta(path string) (datasets.Metadata, error) {
 	_, m, err := datasets.ReadSolutions(path)
 	return m, err
 }
+
+// StarterFunc adapts a function (e.g. a model's decoder) to Starter.
+type StarterFunc struct {
+	Fn   func(ctx context.Context, insts []*lazymask.Instance) ([][][]int, error)
+	Desc string
+}
+
+// Starts calls Fn.
+func (s StarterFunc) Starts(ctx context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	return s.Fn(ctx, insts)
+}
+
+// Describe returns Desc.
+func (s StarterFunc) Describe() string { return s.Desc }
+
+// RandomL starts the search from Samples Random-L tours per instance
+// (solve.Heuristic, instance i seeded with Seed+i), decoded under the
+// LazyMask masks with budget Budget.
+type RandomL struct {
+	Samples, Budget int
+	Seed            uint64
+	Workers         int
+}
+
+// Describe names the start tours.
+func (r RandomL) Describe() string { return fmt.Sprintf("Random-L ×%d, R = %d", r.Samples, r.Budget) }
+
+// Starts decodes the Random-L tours.
+func (r RandomL) Starts(_ context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	dec, err := solve.Heuristic(insts, func() lazymask.Policy { return &lazymask.RandomL{} }, r.Samples,
+		lazymask.Config{Budget: r.Budget, Seed: r.Seed}, r.Workers)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][][]int, len(insts))
+	for i, d := range dec {
+		for _, t := range d.Tours {
+			if t.Nodes != nil {
+				out[i] = append(out[i], t.Nodes)
+			}
+		}
+	}
+	return out, nil
+}

@@ -107,7 +107,10 @@ type Config struct {
 // WarmStart describes the checkpoint whose weights started a run: its
 // path, problem, step and the instances and wall time it had used.
 type WarmStart struct {
-	Checkpoint    string  `json:"checkpoint"`
+	Checkpoint string `json:"checkpoint"`
+	// Model says Checkpoint is an exported model directory (its ONNX
+	// weights); its training is on its own card, not counted here.
+	Model         bool    `json:"model,omitempty"`
 	Problem       string  `json:"problem"`
 	Size          int     `json:"size"`
 	Hardness      string  `json:"hardness"`

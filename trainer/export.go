@@ -107,7 +107,10 @@ func ModelCard(st State) []byte {
 	row("steps", fmt.Sprintf("%d of %d", st.Step, c.Steps))
 	row("batch × samples", fmt.Sprintf("%d instances × %d samples", c.Batch, c.Samples))
 	row("instances seen", st.InstancesSeen)
-	if w := c.Warm; w != nil {
+	if w := c.Warm; w != nil && w.Model {
+		row("warm start", fmt.Sprintf("weights of the model %s (%s-%d %s); its own training is on its card and not counted here",
+			filepath.Base(filepath.Clean(w.Checkpoint)), strings.ToUpper(w.Problem), w.Size, w.Hardness))
+	} else if w != nil {
 		row("warm start", fmt.Sprintf("weights of %s (%s-%d %s, step %d, %d instances, %s); instances seen and wall time include it",
 			filepath.Base(filepath.Dir(w.Checkpoint)), strings.ToUpper(w.Problem), w.Size, w.Hardness, w.Step, w.InstancesSeen,
 			time.Duration(w.WallSeconds*float64(time.Second)).Round(time.Second)))

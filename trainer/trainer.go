@@ -14,6 +14,8 @@ import (
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models"
+	"github.com/lmask/lmask/models/features"
+	"github.com/lmask/lmask/models/onnx"
 )
 
 // rngStream is the fixed second word of the run's master PCG source.
@@ -118,7 +120,23 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		}
 	}
 	var warm *Checkpoint
-	if opt.InitFrom != "" {
+	var warmModel features.Weights
+	if opt.InitFrom != "" && isModelDir(opt.InitFrom) {
+		if opt.Resume {
+			return nil, errors.New("trainer: InitFrom applies to fresh runs, not to a resumed one")
+		}
+		mc, w, err := onnx.ReadWeights(opt.InitFrom)
+		if err != nil {
+			return nil, fmt.Errorf("init-from: %w", err)
+		}
+		a, b := mc, cfg.Model
+		a.TrainSize, a.Hardness = b.TrainSize, b.Hardness // architecture only
+		if a != b {
+			return nil, fmt.Errorf("init-from %s: model sizes %+v differ from this run's %+v", opt.InitFrom, mc, cfg.Model)
+		}
+		warmModel = w
+		cfg.Warm = &WarmStart{Checkpoint: opt.InitFrom, Model: true, Problem: mc.Problem, Size: mc.TrainSize, Hardness: mc.Hardness}
+	} else if opt.InitFrom != "" {
 		if opt.Resume {
 			return nil, errors.New("trainer: InitFrom applies to fresh runs, not to a resumed one")
 		}
@@ -202,6 +220,12 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		}
 		t.seen, t.wall = warm.InstancesSeen, warm.WallSeconds
 		fmt.Fprintf(opt.Log, "weights from %s (step %d, %d instances)\n", warm.Path, warm.Step, warm.InstancesSeen)
+	}
+	if warmModel != nil {
+		if err := m.SetWeights(warmModel); err != nil {
+			return nil, fmt.Errorf("init-from %s: %w", opt.InitFrom, err)
+		}
+		fmt.Fprintf(opt.Log, "weights from the model directory %s\n", opt.InitFrom)
 	}
 	t.rng = rand.New(t.pcg)
 	if t.log, err = OpenMetricsLog(opt.Dir, keep); err != nil {
@@ -445,3 +469,14 @@ func (t *Trainer) save(name string) error {
 }
 
 func (t *Trainer) writeCurve() error { return WriteCurve(t.opt.Dir, t.log.Records()) }
+
+// isModelDir reports whether path is an exported model directory (its
+// config.json and ONNX files) rather than a run directory or checkpoint.
+func isModelDir(path string) bool {
+	for _, f := range []string{features.ConfigFile, features.EncoderFile, features.DecoderFile} {
+		if st, err := os.Stat(filepath.Join(path, f)); err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}

@@ -419,3 +419,40 @@ func TestTrain_InitFromTakesWeightsOnly(t *testing.T) {
 		t.Error("resume with init-from accepted")
 	}
 }
+
+// TestTrain_InitFromModelDirectory: a run starts from the weights of an
+// exported model directory (a shipped model), read back from its ONNX
+// files, and refuses one of other sizes.
+func TestTrain_InitFromModelDirectory(t *testing.T) {
+	src := tinyConfig(t, 3)
+	run := t.TempDir()
+	a := trainRun(t, src, Options{Dir: run})
+	model := filepath.Join(t.TempDir(), "model")
+	if err := a.Export(model); err != nil {
+		t.Fatal(err)
+	}
+	wa := weightsOf(t, a)
+	b, err := New(tinyConfig(t, 2), Options{Dir: t.TempDir(), InitFrom: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb := weightsOf(t, b)
+	for name, ta := range wa {
+		for i := range ta.Data {
+			if d := math.Abs(float64(ta.Data[i] - wb[name].Data[i])); d > 1e-6*math.Max(1, math.Abs(float64(ta.Data[i]))) {
+				t.Fatalf("%s[%d]: exported %v, read back %v", name, i, ta.Data[i], wb[name].Data[i])
+			}
+		}
+	}
+	if w := b.Config().Warm; w == nil || !w.Model || w.Checkpoint != model {
+		t.Fatalf("warm-start record %+v", w)
+	}
+	if card := string(ModelCard(State{Config: b.Config()})); !strings.Contains(card, "weights of the model model") {
+		t.Errorf("model card does not name the model directory:\n%s", card)
+	}
+	bad := tinyConfig(t, 2)
+	bad.Model.DModel = 32
+	if _, err := New(bad, Options{Dir: t.TempDir(), InitFrom: model}); err == nil || !strings.Contains(err.Error(), "model sizes") {
+		t.Errorf("mismatched sizes: err %v", err)
+	}
+}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/labels"
 	"github.com/lmask/lmask/lazymask"
 )
@@ -52,20 +51,20 @@ func init() {
 func labelAction(c *cli.Context) error {
 	p, err := lazymask.ParseProblem(c.String("problem"))
 	if err != nil {
-		return fmt.Errorf("label: flag --problem: %w", err)
+		return cliapp.Usagef("label: flag --problem: %v", err)
 	}
 	size, hard := c.Int("size"), strings.ToLower(c.String("hardness"))
 	if size < 3 {
-		return fmt.Errorf("label: flag --size: %d, want ≥ 3", size)
+		return cliapp.Usagef("label: flag --size: %d, want ≥ 3", size)
 	}
 	if c.Int("chunk") < 1 {
-		return fmt.Errorf("label: flag --chunk: %d, want ≥ 1", c.Int("chunk"))
+		return cliapp.Usagef("label: flag --chunk: %d, want ≥ 1", c.Int("chunk"))
 	}
 	if !c.Bool("relabel") && c.Int("count") < 1 {
-		return fmt.Errorf("label: flag --count: %d, want ≥ 1 (instances the set should hold)", c.Int("count"))
+		return cliapp.Usagef("label: flag --count: %d, want ≥ 1 (instances the set should hold)", c.Int("count"))
 	}
 	if c.Bool("relabel") && c.String("model") == "" {
-		return fmt.Errorf("label: --relabel needs --model (the network whose tours may beat the stored labels)")
+		return cliapp.Usagef("label: --relabel needs --model (the network whose tours may beat the stored labels)")
 	}
 	budget := c.Int("budget")
 	if !c.IsSet("budget") {
@@ -87,8 +86,7 @@ func labelAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("label: %w", err)
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt)
-	defer stop()
+	ctx := c.Context
 	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search,
 		Log: func(f string, a ...any) { fmt.Fprintf(c.App.ErrWriter, "\n"+f+"\n", a...) }}
 	total := c.Int("count")
@@ -143,71 +141,19 @@ func isTerminal(w io.Writer) bool {
 // newStarter returns the model's greedy decoder or Random-L as the
 // source of start tours.
 func newStarter(c *cli.Context, budget int) (labels.Starter, func(), error) {
-	look := lazymask.LookTSL
 	if c.String("model") == "" {
-		return heuristicStarter{budget: budget, look: look, seed: c.Uint64("seed")}, func() {}, nil
-	}
-	if err := engine.InitRuntime(""); err != nil {
-		return nil, nil, fmt.Errorf("label: %w", err)
+		return labels.RandomL{Samples: 8, Budget: budget, Seed: c.Uint64("seed"), Workers: c.Int("workers")}, func() {}, nil
 	}
 	e, err := engine.Open(c.String("model"), engine.Options{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("label: flag --model: %w", err)
 	}
-	s, err := e.NewSolver(engine.SolveOptions{Aug: c.Int("aug"), Budget: budget, Lookahead: look, AllTours: true})
+	s, err := e.NewSolver(engine.SolveOptions{Aug: c.Int("aug"), Budget: budget, Lookahead: lazymask.LookTSL, AllTours: true})
 	if err != nil {
 		e.Close()
 		return nil, nil, fmt.Errorf("label: %w", err)
 	}
-	abs := filepath.Base(filepath.Clean(c.String("model")))
-	return modelStarter{s: s, desc: fmt.Sprintf("model %s greedy ×%d, R = %d", abs, c.Int("aug"), budget)},
+	name := filepath.Base(filepath.Clean(c.String("model")))
+	return labels.StarterFunc{Fn: s.StartTours, Desc: fmt.Sprintf("model %s greedy ×%d, R = %d", name, c.Int("aug"), budget)},
 		func() { s.Close(); e.Close() }, nil
-}
-
-type modelStarter struct {
-	s    *engine.Solver
-	desc string
-}
-
-func (m modelStarter) Describe() string { return m.desc }
-
-func (m modelStarter) Starts(ctx context.Context, insts []*lazymask.Instance) ([][][]int, error) {
-	sols, err := m.s.SolveContext(ctx, insts)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][][]int, len(sols))
-	for i, s := range sols {
-		for _, t := range s.Tours {
-			if t.Nodes != nil {
-				out[i] = append(out[i], t.Nodes)
-			}
-		}
-	}
-	return out, nil
-}
-
-type heuristicStarter struct {
-	budget int
-	look   lazymask.Lookahead
-	seed   uint64
-}
-
-func (h heuristicStarter) Describe() string {
-	return fmt.Sprintf("Random-L ×8, R = %d", h.budget)
-}
-
-func (h heuristicStarter) Starts(_ context.Context, insts []*lazymask.Instance) ([][][]int, error) {
-	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, 8, lazymask.Config{Lookahead: h.look, Budget: h.budget,
-		Semantics: lazymask.Test, Seed: h.seed})
-	if err != nil {
-		return nil, err
-	}
-	out := make([][][]int, len(insts))
-	for _, t := range trajs {
-		if t.Tour != nil {
-			out[t.Inst] = append(out[t.Inst], t.Tour)
-		}
-	}
-	return out, nil
 }
