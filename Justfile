@@ -29,6 +29,10 @@ demo: build
     ./bin/lmask-data plot --instances {{data}} --solutions out/demo-solutions.parquet --index 0 --out out/demo-tour.svg
     @echo "solutions: out/demo-solutions.parquet  metrics: out/demo-metrics.json  picture of instance 0: out/demo-tour.svg"
 
+# Imitation training from local-search tours (label set, imitation, relabel rounds), under work/: ./just imitate tsptw50-easy
+imitate set labels="10000" steps="3000" rounds="0":
+    bash scripts/imitate.sh {{set}} {{labels}} {{steps}} {{rounds}}
+
 # Evaluate the shipped models on the paper's test sets (../shared): greedy ×8, the paper's budgets.
 eval-paper limit="10000" *flags="":
     bash scripts/eval-paper.sh {{limit}} {{flags}}

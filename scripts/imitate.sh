@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Imitation training from local-search tours, as the shipped n = 50 networks were trained:
+#   scripts/imitate.sh SET [LABELS] [STEPS] [ROUNDS]
+# SET is <problem><size>-<hardness>, e.g. tsptw50-easy or tspdl50-hard. Every stage resumes where it stopped.
+#   1. grows the label set work/labels/SET to LABELS instances (lmask-data label: the start model's greedy ×2 tours,
+#      4 best starts + 30 kicks of local search);
+#   2. trains work/runs/SET-imitate for STEPS steps of 256 label tours from the start model's weights
+#      (lmask-train --imitate --init-from), validating on 256 generated instances every 100 steps;
+#   3. ROUNDS times: relabels the set from the run's best network (keeping each instance's shorter tour), then trains
+#      STEPS more steps.
+# The start model is models/pretrained/SET (LMASK_START_MODEL=DIR overrides it). The exported network lands in
+# work/runs/SET-imitate/model.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+set_name=${1:?usage: scripts/imitate.sh SET [LABELS] [STEPS] [ROUNDS]}
+labels=${2:-10000}; steps=${3:-3000}; rounds=${4:-0}
+if [[ ! $set_name =~ ^(tsptw|tspdl)([0-9]+)-(easy|medium|hard)$ ]]; then
+  echo "imitate: SET $set_name: want <tsptw|tspdl><size>-<easy|medium|hard>" >&2; exit 2
+fi
+p=${BASH_REMATCH[1]}; n=${BASH_REMATCH[2]}; h=${BASH_REMATCH[3]}
+start=${LMASK_START_MODEL:-models/pretrained/$set_name}
+case $set_name in # the label seeds of the shipped networks; others from the name
+  tsptw50-easy) seed=101;; tsptw50-medium) seed=102;; tspdl50-medium) seed=103;; tspdl50-hard) seed=104;;
+  *) seed=$(( $(printf '%s' "$set_name" | cksum | cut -d' ' -f1) % 100000 ));;
+esac
+mkdir -p bin work/labels work/runs work/val
+go build -o bin/ ./cmd/lmask-data ./cmd/lmask-train
+val=work/val/$set_name.parquet
+[ -f "$val" ] || bin/lmask-data generate --problem "$p" --size "$n" --hardness "$h" --count 1000 --seed 9001 --out "$val" >/dev/null
+lab=work/labels/$set_name run=work/runs/$set_name-imitate
+bin/lmask-data label --dir "$lab" --problem "$p" --size "$n" --hardness "$h" --seed "$seed" --count "$labels" \
+  --chunk 2000 --model "$start" --aug 2 --kicks 30 --starts 4
+train() { # train TOTAL_STEPS
+  if [ -f "$run/checkpoint.lmck" ]; then
+    bin/lmask-train --out "$run" --resume --steps "$1"
+  else
+    bin/lmask-train --problem "$p" --size "$n" --hardness "$h" --out "$run" --init-from "$start" --imitate "$lab" \
+      --imitate-batch 256 --steps "$1" --milestones 1000000 --lr 3e-4 --layers 3 \
+      --val "$val" --val-limit 256 --val-every 100 --checkpoint-every 50
+  fi
+}
+train "$steps"
+for r in $(seq 1 "$rounds"); do
+  bin/lmask-train export --checkpoint "$run/best.lmck" --out "$run/round-$r" --force
+  bin/lmask-data label --dir "$lab" --problem "$p" --size "$n" --hardness "$h" --seed "$seed" --count "$labels" \
+    --chunk 2000 --model "$run/round-$r" --aug 2 --kicks 30 --starts 4 --relabel
+  train $(( steps * (r + 1) ))
+done
+echo "imitate: network in $run/model (weights of the best validation), label set in $lab"
