@@ -68,7 +68,8 @@ type Metrics struct {
 // (AddCandidate, e.g. a local search's result). Only the per-instance best
 // length and reference are kept, so it serves streamed files of any size.
 type Tally struct {
-	n        int
+	n        int       // instances tallied (hi − lo)
+	off      int64     // index of the first tallied instance (NewTallyRange)
 	ref      []float64 // per instance: best finite reference cost (+Inf: none); nil without references
 	refRow   []int64   // the reference row that gave ref
 	refTour  [][]int   // its tour (nil: none)
@@ -86,25 +87,40 @@ type Tally struct {
 // finite Cost is the reference. A reference row naming an instance out of
 // range is a *RowError of file "reference".
 func NewTally(n int, refs []Solution) (*Tally, error) {
-	t := &Tally{n: n, added: make([]bool, n), named: make([]bool, n), best: make([]float64, n), scale: make([]float64, n)}
+	return NewTallyRange(int64(n), 0, int64(n), refs)
+}
+
+// NewTallyRange is NewTally for the instances lo..hi−1 of a set of n (a
+// shard of a file): it keeps hi−lo entries, and reference rows of other
+// instances are skipped (still checked to lie in [0,n)).
+func NewTallyRange(n, lo, hi int64, refs []Solution) (*Tally, error) {
+	if lo < 0 || hi < lo || hi > n {
+		return nil, fmt.Errorf("metrics: range %d..%d of %d instances", lo, hi, n)
+	}
+	k := int(hi - lo)
+	t := &Tally{n: k, off: lo, added: make([]bool, k), named: make([]bool, k), best: make([]float64, k), scale: make([]float64, k)}
 	for i := range t.best {
 		t.best[i] = math.Inf(1)
 	}
 	if refs == nil {
 		return t, nil
 	}
-	t.ref, t.refRow, t.refTour = make([]float64, n), make([]int64, n), make([][]int, n)
+	t.ref, t.refRow, t.refTour = make([]float64, k), make([]int64, k), make([][]int, k)
 	for i := range t.ref {
 		t.ref[i], t.refRow[i] = math.Inf(1), -1
 	}
 	for r := range refs {
 		s := &refs[r]
-		if s.Instance < 0 || s.Instance >= int64(n) {
+		if s.Instance < 0 || s.Instance >= n {
 			return nil, &RowError{File: "reference", Row: int64(r), Field: "instance",
 				Err: fmt.Errorf("instance %d out of range [0,%d) (size mismatch with the instances)", s.Instance, n)}
 		}
-		if !math.IsNaN(s.Cost) && !math.IsInf(s.Cost, 0) && s.Cost < t.ref[s.Instance] {
-			t.ref[s.Instance], t.refRow[s.Instance], t.refTour[s.Instance] = s.Cost, int64(r), s.Tour
+		i := s.Instance - lo
+		if i < 0 || i >= int64(k) {
+			continue
+		}
+		if !math.IsNaN(s.Cost) && !math.IsInf(s.Cost, 0) && s.Cost < t.ref[i] {
+			t.ref[i], t.refRow[i], t.refTour[i] = s.Cost, int64(r), s.Tour
 		}
 	}
 	return t, nil
@@ -118,16 +134,17 @@ func (t *Tally) AddInstance(index int64, inst *lazymask.Instance) error {
 	if err := t.inRange(index); err != nil {
 		return err
 	}
-	if t.added[index] {
+	i := index - t.off
+	if t.added[i] {
 		return fmt.Errorf("metrics: instance %d added twice", index)
 	}
-	t.added[index], t.scale[index] = true, inst.Scale
+	t.added[i], t.scale[i] = true, inst.Scale
 	t.m.Instances++
-	if t.ref == nil || math.IsInf(t.ref[index], 1) {
+	if t.ref == nil || math.IsInf(t.ref[i], 1) {
 		return nil
 	}
 	t.m.References++
-	tour := t.refTour[index]
+	tour := t.refTour[i]
 	if tour == nil {
 		t.m.RefWithoutTour++
 		return nil
@@ -135,11 +152,11 @@ func (t *Tally) AddInstance(index int64, inst *lazymask.Instance) error {
 	res, err := lazymask.Check(inst, tour)
 	var te *lazymask.TourError
 	if asTourError(err, &te) {
-		return &RowError{File: "reference", Row: t.refRow[index], Field: "tour", Err: fmt.Errorf("instance %d: %w", index, err)}
+		return &RowError{File: "reference", Row: t.refRow[i], Field: "tour", Err: fmt.Errorf("instance %d: %w", index, err)}
 	}
 	if !res.Feasible {
 		t.m.RefInfeasible++
-		t.refTour[index] = nil // Metrics counts only checked-feasible reference tours
+		t.refTour[i] = nil // Metrics counts only checked-feasible reference tours
 	}
 	return nil
 }
@@ -163,12 +180,13 @@ func (t *Tally) add(index int64, inst *lazymask.Instance, tour []int, row bool) 
 	if err := t.inRange(index); err != nil {
 		return lazymask.Result{}, err
 	}
-	if !t.added[index] {
+	i := index - t.off
+	if !t.added[i] {
 		return lazymask.Result{}, fmt.Errorf("metrics: row of instance %d before the instance", index)
 	}
 	if tour == nil {
 		if row {
-			t.named[index] = true
+			t.named[i] = true
 			t.m.Rows++
 			t.m.MissingTours++
 		}
@@ -180,12 +198,12 @@ func (t *Tally) add(index int64, inst *lazymask.Instance, tour []int, row bool) 
 		return res, fmt.Errorf("instance %d: %w", index, err)
 	}
 	if res.Feasible {
-		t.best[index] = math.Min(t.best[index], res.Cost)
+		t.best[i] = math.Min(t.best[i], res.Cost)
 	}
 	if !row {
 		return res, nil
 	}
-	t.named[index] = true
+	t.named[i] = true
 	t.m.Rows++
 	t.m.Tours++
 	t.sumLen += res.Cost
@@ -199,15 +217,15 @@ func (t *Tally) add(index int64, inst *lazymask.Instance, tour []int, row bool) 
 }
 
 func (t *Tally) inRange(index int64) error {
-	if index < 0 || index >= int64(t.n) {
-		return fmt.Errorf("metrics: instance %d out of range [0,%d)", index, t.n)
+	if index < t.off || index >= t.off+int64(t.n) {
+		return fmt.Errorf("metrics: instance %d out of range [%d,%d)", index, t.off, t.off+int64(t.n))
 	}
 	return nil
 }
 
 // Best returns the best feasible length of instance index so far (+Inf
 // when none).
-func (t *Tally) Best(index int64) float64 { return t.best[index] }
+func (t *Tally) Best(index int64) float64 { return t.best[index-t.off] }
 
 // Metrics returns the metrics of everything added so far.
 func (t *Tally) Metrics() Metrics {

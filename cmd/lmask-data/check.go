@@ -25,36 +25,25 @@ func init() {
 	})
 }
 
-// readReference reads the --reference solutions file and checks that it
-// can belong to the instances file ipath (metadata imeta), or returns nil
-// when the flag is not set.
+// readReference reads the --reference file (nil when not set) and checks
+// that it can belong to the instances file ipath (metadata imeta).
 func readReference(c *cli.Context, ipath string, imeta datasets.Metadata) ([]datasets.Solution, error) {
-	rp := c.String("reference")
-	if rp == "" {
-		return nil, nil
-	}
-	refs, meta, err := datasets.ReadSolutions(rp)
+	refs, note, err := datasets.ReadReference(c.String("reference"), ipath, imeta)
 	if err != nil {
-		return nil, err
-	}
-	if err := matchPair(c, ipath, imeta, rp, meta); err != nil {
 		return nil, fmt.Errorf("flag --reference: %w", err)
 	}
-	return refs, nil
+	return refs, noted(c)(note, nil)
 }
 
-// matchPair checks that the solutions file spath (metadata smeta) can
-// belong to the instances file ipath (datasets.MatchSolutions) and prints
-// its note, if any, to the error stream.
-func matchPair(c *cli.Context, ipath string, imeta datasets.Metadata, spath string, smeta datasets.Metadata) error {
-	note, err := datasets.MatchSolutions(ipath, imeta, spath, smeta)
-	if err != nil {
+// noted returns a function that prints a note of datasets.MatchSolutions
+// (if any) to the error stream and returns the error.
+func noted(c *cli.Context) func(note string, err error) error {
+	return func(note string, err error) error {
+		if note != "" {
+			fmt.Fprintln(c.App.ErrWriter, note)
+		}
 		return err
 	}
-	if note != "" {
-		fmt.Fprintln(c.App.ErrWriter, note)
-	}
-	return nil
 }
 
 func checkAction(c *cli.Context) error {
@@ -66,7 +55,7 @@ func checkAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
-	if err := matchPair(c, c.String("instances"), d.Meta, c.String("solutions"), smeta); err != nil {
+	if err := noted(c)(datasets.MatchSolutions(c.String("instances"), d.Meta, c.String("solutions"), smeta)); err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
 	refs, err := readReference(c, c.String("instances"), d.Meta)
@@ -78,7 +67,7 @@ func checkAction(c *cli.Context) error {
 		return cliapp.Usagef("check: flag --limit: %d, want ≥ 0", lim)
 	} else if lim > 0 && lim < len(insts) {
 		insts = insts[:lim]
-		sols, refs = firstInstances(sols, lim), firstInstances(refs, lim)
+		sols, refs = datasets.FirstInstances(sols, lim), datasets.FirstInstances(refs, lim)
 	}
 	m, err := datasets.Evaluate(insts, sols, refs)
 	if err != nil {
@@ -96,37 +85,4 @@ func checkAction(c *cli.Context) error {
 	}
 	m.WriteTable(w, refs != nil)
 	return nil
-}
-
-// matchFiles is matchPair for files not read whole: it opens both only for
-// their metadata.
-func matchFiles(c *cli.Context, ipath, spath string) error {
-	ir, err := datasets.OpenInstances(ipath)
-	if err != nil {
-		return err
-	}
-	imeta := ir.Metadata()
-	ir.Close()
-	sr, err := datasets.OpenSolutions(spath)
-	if err != nil {
-		return err
-	}
-	smeta := sr.Metadata()
-	sr.Close()
-	return matchPair(c, ipath, imeta, spath, smeta)
-}
-
-// firstInstances returns the solutions that name one of the first n
-// instances (nil stays nil).
-func firstInstances(sols []datasets.Solution, n int) []datasets.Solution {
-	if sols == nil {
-		return nil
-	}
-	out := make([]datasets.Solution, 0, len(sols))
-	for _, s := range sols {
-		if s.Instance < int64(n) {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"archive/zip"
 	"fmt"
 	"os"
 	"strings"
@@ -34,19 +33,6 @@ func init() {
 	})
 }
 
-func npzMembers(path string) ([]string, error) {
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable npz (zip) file: %w", path, err)
-	}
-	defer zr.Close()
-	var names []string
-	for _, f := range zr.File {
-		names = append(names, strings.TrimSuffix(f.Name, ".npy"))
-	}
-	return names, nil
-}
-
 func importAction(c *cli.Context) error {
 	in, out := c.String("in"), c.String("out")
 	if _, err := os.Stat(in); err != nil {
@@ -66,15 +52,9 @@ func importAction(c *cli.Context) error {
 }
 
 func importNPZ(c *cli.Context, in, out string) error {
-	names, err := npzMembers(in)
+	isRef, err := datasets.IsNPZReference(in)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
-	}
-	isRef := false
-	for _, n := range names {
-		if n == "solutions" {
-			isRef = true
-		}
 	}
 	if !isRef {
 		d, err := datasets.ImportNPZInstances(in)
@@ -100,21 +80,9 @@ func importNPZ(c *cli.Context, in, out string) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	meta.Instances = ip
-	tours, viol := 0, 0
-	for _, s := range sols {
-		if s.Tour != nil {
-			tours++
-			if !s.Feasible {
-				viol++
-			}
-		}
-	}
-	// A reference file's tours are good solutions of its own instances: when
-	// most break a constraint, the pairing is wrong (another hardness or
-	// test set), and the gaps it would give mean nothing.
-	if tours > 0 && 2*viol > tours {
-		return fmt.Errorf("import: %d of the %d tours in %s break a constraint of the instances in %s: "+
-			"they were not made for these instances (nothing written)", viol, tours, in, ip)
+	tours, viol, err := datasets.CountViolating(sols, in, ip)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
 	if err := datasets.WriteSolutions(out, meta, sols, datasets.WriterOptions{}); err != nil {
 		return fmt.Errorf("import: %w", err)

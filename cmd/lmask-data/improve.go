@@ -85,7 +85,7 @@ func improveAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("improve: %w", err)
 	}
-	if err := matchPair(c, ipath, d.Meta, spath, meta); err != nil {
+	if err := noted(c)(datasets.MatchSolutions(ipath, d.Meta, spath, meta)); err != nil {
 		return fmt.Errorf("improve: %w", err)
 	}
 	refs, err := readReference(c, ipath, d.Meta)

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -42,10 +41,10 @@ func plotAction(c *cli.Context) error {
 		title string
 	)
 	if spath != "" {
-		if err := matchFiles(c, ipath, spath); err != nil {
+		if err := noted(c)(datasets.MatchFiles(ipath, spath)); err != nil {
 			return fmt.Errorf("plot: %w", err)
 		}
-		s, n, err := solutionRow(spath, k)
+		s, n, err := datasets.SolutionAt(spath, k)
 		if err != nil {
 			return fmt.Errorf("plot: %w", err)
 		}
@@ -55,7 +54,7 @@ func plotAction(c *cli.Context) error {
 		tour, row = s.Tour, s.Instance
 		title = fmt.Sprintf("%s row %d (%s) · instance %d of %s", filepath.Base(spath), k, s.Source, row, filepath.Base(ipath))
 	}
-	inst, known, n, err := instanceRow(ipath, row)
+	inst, known, n, err := datasets.InstanceAt(ipath, row)
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
@@ -87,56 +86,4 @@ func plotAction(c *cli.Context) error {
 	verdict, _ := plot.Verdict(inst, tour)
 	fmt.Fprintf(c.App.Writer, "wrote %s: %s\n", out, verdict)
 	return nil
-}
-
-// instanceRow streams an instances file to row k and returns it with its
-// known tour; a nil instance and the row count mean k is out of range.
-func instanceRow(path string, k int64) (*lazymask.Instance, []int, int64, error) {
-	ir, err := datasets.OpenInstances(path)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	defer ir.Close()
-	n := ir.NumRows()
-	if k >= n {
-		return nil, nil, n, nil
-	}
-	for {
-		b, err := ir.Next()
-		if errors.Is(err, io.EOF) {
-			return nil, nil, n, nil
-		}
-		if err != nil {
-			return nil, nil, n, err
-		}
-		if i := k - b.Offset; i < int64(len(b.Instances)) {
-			return b.Instances[i], b.KnownTours[i], n, nil
-		}
-	}
-}
-
-// solutionRow streams a solutions file to row k; a nil solution and the
-// row count mean k is out of range.
-func solutionRow(path string, k int64) (*datasets.Solution, int64, error) {
-	sr, err := datasets.OpenSolutions(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer sr.Close()
-	n := sr.NumRows()
-	if k >= n {
-		return nil, n, nil
-	}
-	for {
-		rows, off, err := sr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil, n, nil
-		}
-		if err != nil {
-			return nil, n, err
-		}
-		if i := k - off; i < int64(len(rows)) {
-			return &rows[i], n, nil
-		}
-	}
 }
