@@ -20,6 +20,7 @@ deny datasets 'gomlx|onnxruntime_go|/models|/engine|/trainer'
 deny engine 'gomlx|/trainer|/datasets|lmask/models$'
 [ -d labels ] && deny labels 'gomlx|onnxruntime_go|/engine|/trainer|lmask/models$'
 [ -d trainer ] && deny trainer 'onnxruntime_go|/engine'
+[ -d infer ] && deny infer 'gomlx|/trainer|/labels|lmask/models$'
 [ -d cmd/lmask-infer ] && deny cmd/lmask-infer 'gomlx|/trainer|lmask/models$'
 [ -d cmd/lmask-train ] && deny cmd/lmask-train 'onnxruntime_go|/engine'
 if CGO_ENABLED=0 go build ./lazymask ./datasets ./models/features 2>/dev/null; then :; else

@@ -9,53 +9,31 @@ import (
 	"golang.org/x/term"
 )
 
-// isTerminal reports whether w is a terminal; the progress bar is drawn
-// only then, so logs and pipes stay clean.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
 // progress shows instances solved, rate and ETA on a terminal, and does
-// nothing otherwise.
+// nothing otherwise, so logs and pipes stay clean.
 type progress struct {
-	bar  *progressbar.ProgressBar
-	base int
+	w   io.Writer
+	on  bool
+	bar *progressbar.ProgressBar
 }
 
-func newProgress(enabled bool, w io.Writer, total int64) *progress {
-	if !enabled {
-		return &progress{}
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	return &progress{w: w, on: ok && term.IsTerminal(int(f.Fd()))}
+}
+
+// set shows done of total instances (infer.Options.Progress).
+func (p *progress) set(done, total int64) {
+	if !p.on {
+		return
 	}
-	return &progress{bar: progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("solving"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("inst"),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)}
-}
-
-// batch returns the callback for a Solve call that starts after the
-// instances already done.
-func (p *progress) batch() func(done int) {
 	if p.bar == nil {
-		return nil
+		p.bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(p.w), progressbar.OptionSetDescription("solving"),
+			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("inst"),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
 	}
-	base := p.base
-	return func(done int) { _ = p.bar.Set(base + done) }
-}
-
-// advance records that n more instances are finished.
-func (p *progress) advance(n int) {
-	p.base += n
-	if p.bar != nil {
-		_ = p.bar.Set(p.base)
-	}
+	_ = p.bar.Set64(done)
 }
 
 // finish removes the bar.

@@ -1,4 +1,4 @@
-package main
+package infer
 
 import (
 	"context"
@@ -9,14 +9,6 @@ import (
 	"github.com/lmask/lmask/engine"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/solve"
-)
-
-// Sources of the rows of tours that the escalation found (engine.Rescue):
-// by decoding the instance again alone with a larger budget, or by the
-// feasibility search; "+ls" when --improve then shortened the tour.
-const (
-	SourceRetry  = "lmask+retry"
-	SourceSearch = "lmask+search"
 )
 
 // FoundBy counts the instances by the step that found their final feasible
@@ -59,16 +51,16 @@ func (f FoundBy) String() string {
 type rescued struct {
 	engine.Rescued
 	source string
-	search time.Duration // time of the --improve search from the tour
+	search time.Duration // time of the search from the tour (Options.Improve)
 }
 
 // rescueAll escalates, one by one, the instances of a row group (file rows
 // first..) that neither decoding nor the search from the decoded tours
-// (improved, nil without --improve) left with a feasible tour, and counts
-// every instance's step in fb. With --improve the tour found is then
+// (improved, nil without Improve) left with a feasible tour, and counts
+// every instance's step in fb. With Improve the tour found is then
 // searched from like the decoded ones (without a time share). It returns
 // the tours found (nil entries elsewhere) and the time spent.
-func rescueAll(ctx context.Context, cfg config, s *engine.Solver, insts []*lazymask.Instance, first int64,
+func (opt Options) rescueAll(ctx context.Context, s *engine.Solver, insts []*lazymask.Instance, first int64,
 	sols []engine.Solution, improved []solve.Result, fb *FoundBy) ([]*rescued, time.Duration, error) {
 	began := time.Now()
 	out := make([]*rescued, len(insts))
@@ -80,7 +72,7 @@ func rescueAll(ctx context.Context, cfg config, s *engine.Solver, insts []*lazym
 		case improved != nil && improved[i].Improved:
 			fb.add(engine.StepRepair)
 			continue
-		case cfg.rescueTime <= 0:
+		case opt.RescueTime <= 0:
 			fb.add(engine.StepNone)
 			continue
 		}
@@ -91,9 +83,9 @@ func rescueAll(ctx context.Context, cfg config, s *engine.Solver, insts []*lazym
 		if improved != nil && improved[i].Searched {
 			starts = append(starts, improved[i].Search.Tour)
 		}
-		r, err := s.Rescue(ctx, in, first+int64(i), starts, engine.RescueOptions{TimeLimit: cfg.rescueTime, MaxBudget: cfg.rescueBudget})
+		r, err := s.Rescue(ctx, in, first+int64(i), starts, engine.RescueOptions{TimeLimit: opt.RescueTime, MaxBudget: opt.RescueBudget})
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s row %d: %w", cfg.data, first+int64(i), err)
+			return nil, 0, fmt.Errorf("%s row %d: %w", opt.Data, first+int64(i), err)
 		}
 		fb.add(r.Step)
 		if r.NoTour {
@@ -106,14 +98,13 @@ func rescueAll(ctx context.Context, cfg config, s *engine.Solver, insts []*lazym
 		if r.Step == engine.StepSearch {
 			rs.source = SourceSearch
 		}
-		if cfg.improve {
-			res, _, err := solve.Improve([]solve.Job{{Inst: in, Starts: [][]int{r.Tour.Nodes}, Seed: cfg.seed}}, improveOptions(cfg, 1))
+		if opt.Improve {
+			res, _, err := solve.Improve([]solve.Job{{Inst: in, Starts: [][]int{r.Tour.Nodes}, Seed: opt.Decode.Seed}}, opt.improveOptions(1))
 			if err != nil {
-				return nil, 0, fmt.Errorf("%s row %d: improve: %w", cfg.data, first+int64(i), err)
+				return nil, 0, fmt.Errorf("%s row %d: improve: %w", opt.Data, first+int64(i), err)
 			}
 			if res[0].Improved {
-				c := res[0].Search.Check
-				rs.Tour.Nodes, rs.Tour.Cost, rs.Tour.Violation, rs.Tour.ViolatedNodes = res[0].Search.Tour, c.Cost, c.TotalViolation, c.ViolatedNodes
+				rs.Tour = searchedTour(rs.Tour, &res[0])
 				rs.source += "+ls"
 				rs.search = res[0].Search.Elapsed
 			}

@@ -1,0 +1,110 @@
+package infer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/solve"
+)
+
+// Summary is what a run reports (lmask-infer --metrics-json): the keys of
+// datasets.Metrics (the paper's metrics over the decoded tours, with the
+// local search's and the escalation's tours competing for each instance's
+// best; rates and gaps are fractions; over the shard's rows only) and the
+// run's own: seconds, budget, local_search_stats, improved, timing,
+// found_by, and with a shard, shard and shard_rows.
+type Summary struct {
+	datasets.Metrics
+	Seconds float64
+	Budget  int // the backtrack budget R used
+	// Search sums what the local search did (Options.Improve only).
+	Search *solve.Stats
+	Timing Timing
+	// FoundBy counts the instances by the step that found their feasible
+	// tour.
+	FoundBy FoundBy
+	// HasReference says whether the gap was computed.
+	HasReference bool
+	// Shard is the run's shard and Rows its instance rows [lo,hi).
+	Shard Shard
+	Rows  [2]int64
+}
+
+// MarshalJSON writes one object with the keys of both parts.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	f := s.Metrics.JSONFields()
+	f["seconds"], f["budget"], f["timing"], f["found_by"] = s.Seconds, s.Budget, s.Timing, s.FoundBy
+	if s.Search != nil {
+		f["local_search_stats"], f["improved"] = s.Search, s.Search.Improved
+	}
+	if !s.Shard.Whole() {
+		f["shard"], f["shard_rows"] = s.Shard.String(), s.Rows
+	}
+	return json.Marshal(f)
+}
+
+// WriteJSON writes s to path atomically.
+func (s Summary) WriteJSON(path string) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode metrics: %w", err)
+	}
+	return atomicfile.WriteFile(path, append(b, '\n'))
+}
+
+// Timing splits Seconds. Encoder, Decoder and GoSide are summed over the
+// decode workers (so they can exceed the wall time on several cores).
+type Timing struct {
+	Encoder     float64 `json:"encoder"`
+	Decoder     float64 `json:"decoder"`
+	GoSide      float64 `json:"go_side"`
+	IO          float64 `json:"io"`
+	LocalSearch float64 `json:"local_search,omitempty"`
+	Rescue      float64 `json:"rescue,omitempty"` // escalation of instances left without a feasible tour
+	Solve       float64 `json:"solve_wall"`
+	Workers     int     `json:"workers"`
+}
+
+func newTiming(st engine.Stats, io, ls float64) Timing {
+	return Timing{Encoder: st.Encoder.Seconds(), Decoder: st.Decoder.Seconds(), GoSide: st.GoSide().Seconds(),
+		IO: io, LocalSearch: ls, Solve: st.Wall.Seconds(), Workers: st.Workers}
+}
+
+// WriteTable writes the metrics table, then the run's own lines.
+func (s Summary) WriteTable(w io.Writer) {
+	if !s.Shard.Whole() {
+		fmt.Fprintf(w, "%-17s %s: rows %d to %d\n", "shard", s.Shard, s.Rows[0], s.Rows[1]-1)
+	}
+	s.Metrics.WriteTable(w, s.HasReference)
+	budget := fmt.Sprint(s.Budget)
+	if s.Budget == lazymask.Unlimited {
+		budget = "unlimited"
+	}
+	fmt.Fprintf(w, "%-17s %s\n", "budget R", budget)
+	if st := s.Search; st != nil && st.Searched > 0 {
+		per := func(v int) float64 { return float64(v) / float64(st.Searched) }
+		fmt.Fprintf(w, "%-17s %d of %d instances improved; per instance %.1f starts, %.1f kicks (%.2f improving), %.2f improving merges\n",
+			"local search", st.Improved, st.Searched, per(st.Starts), per(st.Kicks), per(st.KicksAccepted), per(st.Merged))
+	}
+	fmt.Fprintf(w, "%-17s %s\n", "feasible tour by", s.FoundBy)
+	fmt.Fprintf(w, "%-17s %.2f s\n", "wall time", s.Seconds)
+	t := s.Timing
+	over := fmt.Sprintf("summed over %d workers", t.Workers)
+	if t.Workers == 1 {
+		over = "one worker"
+	}
+	fmt.Fprintf(w, "%-17s encoder %.2f s, decoder %.2f s, go-side lazymask %.2f s (%s); io %.2f s",
+		"time split", t.Encoder, t.Decoder, t.GoSide, over, t.IO)
+	if t.LocalSearch > 0 {
+		fmt.Fprintf(w, ", local search %.2f s", t.LocalSearch)
+	}
+	if f := s.FoundBy; f.Retry+f.Search+f.None > 0 && t.Rescue > 0 {
+		fmt.Fprintf(w, ", rescue %.2f s", t.Rescue)
+	}
+	fmt.Fprintln(w)
+}
