@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
@@ -172,5 +173,25 @@ func TestExitCodes(t *testing.T) {
 	var help bytes.Buffer
 	if err := run(context.Background(), []string{"lmask-train", "--help"}, &help, &help); err != nil || !strings.Contains(help.String(), "tsptw or tspdl (required)") {
 		t.Errorf("help does not mark --problem required (%v)", err)
+	}
+}
+
+// TestRun_RefusesSpecialRunFiles: a folder or FIFO where the run writes its
+// checkpoint or metrics stops the run before any training.
+func TestRun_RefusesSpecialRunFiles(t *testing.T) {
+	for _, name := range []string{"checkpoint.lmck", "metrics.jsonl"} {
+		out := t.TempDir()
+		if err := syscall.Mkfifo(filepath.Join(out, name), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), []string{"lmask-train", "--problem", "tsptw", "--size", "10", "--steps", "1",
+			"--layers", "1", "--d-model", "16", "--heads", "2", "--ffn", "16", "--backend", "go", "--out", out}, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s as a FIFO: err %v, want a refusal naming it", name, err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "model")); err == nil {
+			t.Errorf("%s as a FIFO: the run trained and exported anyway", name)
+		}
 	}
 }

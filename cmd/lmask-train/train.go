@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lmask/lmask/internal/cliapp"
+	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -125,6 +126,13 @@ func checkOut(out string) error {
 	if st, err := os.Stat(out); err == nil {
 		if !st.IsDir() {
 			return fmt.Errorf("--out %s: not a directory", out)
+		}
+		// The run's own files must be files it may replace: never a
+		// folder, device or FIFO in their place.
+		for _, f := range []string{trainer.CheckpointFile, trainer.BestFile, trainer.MetricsFile, trainer.CurveFile} {
+			if err := atomicfile.CheckDest(filepath.Join(out, f)); err != nil {
+				return fmt.Errorf("--out %s: %w", out, err)
+			}
 		}
 		return nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
