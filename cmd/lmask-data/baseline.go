@@ -2,15 +2,14 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/infer"
 	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/lazymask"
-	"github.com/lmask/lmask/solve"
 )
 
 func init() {
@@ -40,26 +39,9 @@ func init() {
 	})
 }
 
-// heuristic returns the constructor of the decode policy name, or nil for
-// "urgency" (which decodes nothing).
-func heuristic(name string) (func() lazymask.Policy, error) {
-	switch name {
-	case "random-l":
-		return func() lazymask.Policy { return &lazymask.RandomL{} }, nil
-	case "random-c":
-		return func() lazymask.Policy { return &lazymask.RandomC{} }, nil
-	case "uniform":
-		return func() lazymask.Policy { return lazymask.Uniform{} }, nil
-	case "urgency":
-		return nil, nil
-	}
-	return nil, fmt.Errorf("unknown policy %q (want random-l, random-c, uniform or urgency)", name)
-}
-
 func baselineAction(c *cli.Context) error {
 	policy := c.String("policy")
-	newPolicy, err := heuristic(policy)
-	if err != nil {
+	if _, err := infer.Heuristic(policy); err != nil {
 		return cliapp.Usagef("baseline: flag --policy: %w", err)
 	}
 	samples := c.Int("samples")
@@ -88,21 +70,11 @@ func baselineAction(c *cli.Context) error {
 	}
 	cfg := lazymask.Config{Lookahead: look, Budget: budget, Semantics: lazymask.Test, Seed: c.Uint64("seed")}
 	began := time.Now()
-	decoded, err := solve.Heuristic(d.Instances, newPolicy, samples, cfg, c.Int("workers"))
+	sols, err := infer.Baseline(d.Instances, policy, samples, cfg, c.Int("workers"), c.Bool("all-tours"))
 	if err != nil {
 		return fmt.Errorf("baseline: %s: %w", ipath, err)
 	}
 	wall := time.Since(began)
-	var sols []datasets.Solution
-	for i, dec := range decoded {
-		tours := dec.Tours
-		if !c.Bool("all-tours") {
-			tours = tours[:1]
-		}
-		for _, t := range tours {
-			sols = append(sols, baselineRow(d.Instances[i], int64(i), t, policy, dec.Elapsed.Seconds()))
-		}
-	}
 	m, err := datasets.Evaluate(d.Instances, sols, refs)
 	if err != nil {
 		return fmt.Errorf("baseline: %w", datasets.WithPath(err, "reference", c.String("reference")))
@@ -123,17 +95,4 @@ func baselineAction(c *cli.Context) error {
 	fmt.Fprintf(c.App.Writer, "time             %.3fs wall\n", wall.Seconds())
 	m.WriteTable(c.App.Writer, refs != nil)
 	return nil
-}
-
-// baselineRow is the solution row of tour t of instance index (seconds: the
-// instance's decode time, written on each of its rows as lmask-infer does).
-func baselineRow(in *lazymask.Instance, index int64, t solve.Tour, policy string, seconds float64) datasets.Solution {
-	s := datasets.Solution{Instance: index, Cost: math.Inf(1), CostOrig: math.Inf(1), Source: policy,
-		SolveTime: seconds, Backtracks: t.Backtracks, Sample: t.Sample}
-	if t.Nodes != nil {
-		c := t.Check
-		s.Tour, s.Cost, s.CostOrig = t.Nodes, c.Cost, c.Cost*in.Scale
-		s.Feasible, s.Violation, s.ViolatedNodes = c.Feasible, c.TotalViolation, c.ViolatedNodes
-	}
-	return s
 }

@@ -1,0 +1,128 @@
+package infer
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/localsearch"
+	"github.com/lmask/lmask/solve"
+)
+
+// ImproveSolutions runs the local search (solve.Improve) on the rows of a
+// solutions file (file names it in errors; insts are its instances): from
+// every row with a tour (row r with seed seed+r; rows without a tour are
+// copied), or with perInstance one search per instance from the tours of
+// all its rows, which gives one row per instance (lmask-data improve).
+// Errors name the file and row.
+func ImproveSolutions(insts []*lazymask.Instance, sols []datasets.Solution, file string, opt solve.Options, seed uint64, perInstance bool) ([]datasets.Solution, solve.Stats, error) {
+	if perInstance {
+		return improvePerInstance(insts, sols, file, opt, seed)
+	}
+	return improveRows(insts, sols, file, opt, seed)
+}
+
+// improveRows runs the search from every row with a tour (row r with seed
+// seed+r); rows without a tour are copied. Errors name the file and row.
+func improveRows(insts []*lazymask.Instance, sols []datasets.Solution, file string, opt solve.Options, seed uint64) ([]datasets.Solution, solve.Stats, error) {
+	var jobs []solve.Job
+	var rows []int
+	for r, s := range sols {
+		if s.Tour == nil {
+			continue
+		}
+		if err := instanceInRange(file, r, s.Instance, len(insts)); err != nil {
+			return nil, solve.Stats{}, err
+		}
+		jobs, rows = append(jobs, solve.Job{Inst: insts[s.Instance], Starts: [][]int{s.Tour}, Seed: seed + uint64(r)}), append(rows, r)
+	}
+	res, st, err := solve.Improve(jobs, opt)
+	if err != nil {
+		return nil, st, jobError(err, file, func(job, _ int) int { return rows[job] }, jobs)
+	}
+	out := slices.Clone(sols)
+	for k, r := range rows {
+		out[r] = searched(sols[r], insts[sols[r].Instance], &res[k])
+	}
+	return out, st, nil
+}
+
+// improvePerInstance runs one search per instance from the tours of all
+// its rows (plus the urgency order with --urgency where none is feasible;
+// instance i with seed seed+i) and returns one row per instance that has
+// rows, in instance order: the best tour found (source "<best start's
+// source>+ls", or "urgency+ls"), or a copy of a tourless row. Errors name
+// the file and row.
+func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, file string, opt solve.Options, seed uint64) ([]datasets.Solution, solve.Stats, error) {
+	rows := map[int64][]int{}
+	for r, s := range sols {
+		if err := instanceInRange(file, r, s.Instance, len(insts)); err != nil {
+			return nil, solve.Stats{}, err
+		}
+		rows[s.Instance] = append(rows[s.Instance], r)
+	}
+	order := slices.Sorted(maps.Keys(rows))
+	jobs := make([]solve.Job, len(order))
+	for k, idx := range order {
+		jobs[k] = solve.Job{Inst: insts[idx], Seed: seed + uint64(idx)}
+		for _, r := range rows[idx] {
+			jobs[k].Starts = append(jobs[k].Starts, sols[r].Tour)
+		}
+	}
+	res, st, err := solve.Improve(jobs, opt)
+	if err != nil {
+		return nil, st, jobError(err, file, func(job, start int) int { return rows[order[job]][start] }, jobs)
+	}
+	out := make([]datasets.Solution, len(order))
+	for k, idx := range order {
+		switch r := &res[k]; {
+		case !r.Searched:
+			out[k] = sols[rows[idx][0]]
+		case r.Start < 0:
+			out[k] = searched(datasets.Solution{Instance: idx, Source: "urgency"}, insts[idx], r)
+		default:
+			out[k] = searched(sols[rows[idx][r.Start]], insts[idx], r)
+		}
+	}
+	return out, st, nil
+}
+
+// searched is row s with the search's tour and verdict in place of its own.
+func searched(s datasets.Solution, in *lazymask.Instance, r *solve.Result) datasets.Solution {
+	c := r.Search.Check
+	s.Tour, s.Cost, s.CostOrig = r.Search.Tour, c.Cost, c.Cost*in.Scale
+	s.Feasible, s.Violation, s.ViolatedNodes = c.Feasible, c.TotalViolation, c.ViolatedNodes
+	s.SolveTime += r.Search.Elapsed.Seconds()
+	s.Source += "+ls"
+	return s
+}
+
+// instanceInRange checks row r's instance index.
+func instanceInRange(file string, r int, idx int64, n int) error {
+	if idx < 0 || idx >= int64(n) {
+		return &datasets.RowError{File: file, Row: int64(r), Field: "instance", Err: fmt.Errorf("%d out of range [0,%d)", idx, n)}
+	}
+	return nil
+}
+
+// jobError names the file and the row (row(job, start)) of a failed job.
+func jobError(err error, file string, row func(job, start int) int, jobs []solve.Job) error {
+	var je *solve.JobError
+	if !errors.As(err, &je) {
+		return err
+	}
+	if je.Start >= 0 {
+		return &datasets.RowError{File: file, Row: int64(row(je.Job, je.Start)), Field: "tour", Err: je.Err}
+	}
+	return fmt.Errorf("%s: instance %q: %w", file, jobs[je.Job].Inst.Name, je.Err)
+}
+
+// DescribeSearch records the options of a search with seed in a solutions
+// file's metadata.
+func DescribeSearch(o localsearch.Options, seed uint64) string {
+	return fmt.Sprintf("moves=%v best=%v max_segment=%d max_moves=%d max_iterations=%d budget=%v kicks=%d shuffle=%v seed=%d no_repair=%v max_starts=%d no_merge=%v",
+		o.Moves, o.BestImprovement, o.MaxSegment, o.MaxMoves, o.MaxIterations, o.TimeLimit, o.Kicks, o.Shuffle, seed, o.NoRepair, o.MaxStarts, o.NoMerge)
+}
