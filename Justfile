@@ -65,6 +65,10 @@ test-short:
 bench-rescue count="10000" size="100" *flags="":
     bash scripts/bench-rescue.sh {{count}} {{size}} {{flags}}
 
+# Peak RSS of lmask-infer on a file of SMALL and of LARGE generated instances, and on one shard of the large one.
+rss-infer small="10000" large="100000":
+    bash scripts/rss-infer.sh {{small}} {{large}}
+
 # Benchmarks, printed as tables.
 bench:
     go test -run '^$' -bench . -benchtime 1x ./...
