@@ -14,8 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/trainer"
 )
 
