@@ -75,6 +75,11 @@ type Config struct {
 	ImitateBatch int     `json:"imitate_batch,omitempty"`
 	ImitateLimit int     `json:"imitate_limit,omitempty"`
 	RLWeight     float64 `json:"rl_weight,omitempty"`
+	// ImitateLabels is the number of labels the run's epochs go over, and
+	// ImitateBase the step from which they do (set by the trainer; a
+	// resumed run over a changed label set starts new epochs there).
+	ImitateLabels int `json:"imitate_labels,omitempty"`
+	ImitateBase   int `json:"imitate_base,omitempty"`
 
 	// ValFile is a Parquet instances file for validation (empty: none);
 	// ValEvery the validation period in steps; ValBudget the test-semantics

@@ -14,13 +14,14 @@ import (
 // augStream separates the per-step transform draws from the run's PCG.
 const augStream = 0x6c6d61736b2d6175 // "lmask-au"
 
-// labelPicker walks the label set in epochs: epoch e visits every label
-// once in an order drawn from (seed, e), so the labels of a step follow
-// from the step number alone and a resumed run draws what the run it
-// continues would have.
+// labelPicker walks the label set in epochs from step base on: epoch e
+// visits every label once in an order drawn from (seed, e), so the labels
+// of a step follow from the step number alone and a resumed run over the
+// same set draws what the run it continues would have.
 type labelPicker struct {
 	n     int
 	seed  uint64
+	base  int
 	epoch int
 	perm  []int
 }
@@ -40,10 +41,24 @@ func (p *labelPicker) pick(done, count int) (idx, aug []int) {
 	idx, aug = make([]int, count), make([]int, count)
 	r := rand.New(rand.NewPCG(p.seed^uint64(done), augStream))
 	for i := range idx {
-		idx[i] = p.at(int64(done)*int64(count) + int64(i))
+		idx[i] = p.at(int64(done-p.base)*int64(count) + int64(i))
 		aug[i] = r.IntN(lazymask.NumAugment)
 	}
 	return idx, aug
+}
+
+// pickLabels sets up the label order for n labels. A run resumed over a
+// label set that grew or shrank since (Config.ImitateLabels) starts fresh
+// epochs over the new set at its current step (Config.ImitateBase).
+func (t *Trainer) pickLabels(n int) {
+	if t.cfg.ImitateLabels != n {
+		if t.done > 0 {
+			fmt.Fprintf(t.opt.Log, "label set changed from %d to %d labels: epochs over the new set start at step %d\n",
+				t.cfg.ImitateLabels, n, t.done)
+		}
+		t.cfg.ImitateLabels, t.cfg.ImitateBase = n, t.done
+	}
+	t.picker = &labelPicker{n: n, seed: t.cfg.Seed ^ uint64(t.cfg.ImitateBase)*0x9e3779b97f4a7c15, base: t.cfg.ImitateBase}
 }
 
 // labelSteps returns, for each picked label, its instance under the drawn

@@ -5,12 +5,14 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/labels"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models"
+	"github.com/lmask/lmask/models/features"
 )
 
 // heuristicStarts starts the label search from Random-L tours.
@@ -63,7 +65,7 @@ func toursOf(trajs []lazymask.Trajectory, n int) [][][]int {
 // tinyLabels writes a label set of count TSPTW-10 easy instances into dir.
 func tinyLabels(t *testing.T, dir string, count, kicks int) {
 	t.Helper()
-	spec := datasets.LabelSpec{Problem: "tsptw", Size: 10, Hardness: "easy", Seed: 5, ChunkSize: count / 2, Search: "test"}
+	spec := datasets.LabelSpec{Problem: "tsptw", Size: 10, Hardness: "easy", Seed: 5, ChunkSize: 12, Search: "test"}
 	got, err := labels.Open(dir, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -188,9 +190,100 @@ func TestImitate_ResumeEqualsStraightRun(t *testing.T) {
 	a := trainRun(t, cfg, Options{Dir: t.TempDir()})
 	c := halfThenResumed(t, cfg, t.TempDir())
 	wa, wc := weightsOf(t, a), weightsOf(t, c)
+	w0 := features.RandomWeights(cfg.Model, cfg.Seed)
+	moved := false
 	for name, ta := range wa {
 		if !slices.Equal(ta.Data, wc[name].Data) {
 			t.Fatalf("%s differs between a straight and a resumed imitation run", name)
+		}
+		moved = moved || !slices.Equal(ta.Data, w0[name].Data)
+	}
+	if !moved {
+		t.Fatal("imitation did not change any weight")
+	}
+}
+
+// TestImitate_StepRecord: one imitation step through TrainStep reports the
+// label tours' mean length and log-likelihood, and the per-step
+// cross-entropy that follows from it.
+func TestImitate_StepRecord(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "labels")
+	tinyLabels(t, dir, 24, 0)
+	cfg := imitateConfig(t, dir, 1)
+	tr, err := New(cfg, Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, _ := tr.picker.pick(0, cfg.ImitateBatch)
+	var cost float64
+	for _, i := range idx {
+		cost += tr.labels.Costs[i]
+	}
+	rec, err := tr.TrainStep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(rec.Length-cost/float64(len(idx))) > 1e-12 {
+		t.Errorf("record length %v, mean label cost %v", rec.Length, cost/float64(len(idx)))
+	}
+	if !(rec.LogLik < 0) || math.Abs(rec.StepNLL+rec.LogLik/float64(cfg.Size-1)) > 1e-9 || math.Abs(rec.Loss+rec.LogLik) > 1e-4*rec.Loss {
+		t.Errorf("record loss %v, loglik %v, step NLL %v: want loss = −loglik = (N−1)·NLL", rec.Loss, rec.LogLik, rec.StepNLL)
+	}
+	if rec.InstPerSec <= 0 || tr.Step() != 1 {
+		t.Errorf("rate %v, step %d", rec.InstPerSec, tr.Step())
+	}
+}
+
+// TestImitate_ResumeOverGrownSet: a run resumed after its label set grew
+// reads the new labels and starts new epochs at its step.
+func TestImitate_ResumeOverGrownSet(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "labels")
+	tinyLabels(t, dir, 24, 0)
+	cfg := imitateConfig(t, dir, 6)
+	run := t.TempDir()
+	trainRun(t, cfg, Options{Dir: run, StopAt: 3})
+	tinyLabels(t, dir, 36, 0) // one chunk more
+	var log strings.Builder
+	c, err := New(Config{}, Options{Dir: run, Resume: true, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Config(); got.ImitateLabels != 36 || got.ImitateBase != 3 || len(c.labels.Insts) != 36 {
+		t.Fatalf("resumed over %d labels with base %d (read %d); want 36 from step 3", got.ImitateLabels, got.ImitateBase, len(c.labels.Insts))
+	}
+	if !strings.Contains(log.String(), "label set changed from 24 to 36") {
+		t.Errorf("no note of the changed label set in the log:\n%s", log.String())
+	}
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestImitate_MixedWithReinforce: with RLWeight > 0 a step is REINFORCE on
+// label instances, the label tour in slot P at advantage 1 and the
+// samples' advantages scaled by the weight.
+func TestImitate_MixedWithReinforce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "labels")
+	tinyLabels(t, dir, 24, 0)
+	cfg := imitateConfig(t, dir, 2)
+	cfg.RLWeight, cfg.Batch, cfg.Samples = 0.5, 4, 3
+	tr, err := New(cfg, Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.rb.B != 4 || tr.rb.P != 4 {
+		t.Fatalf("replay batch %d×%d, want 4 instances × (3 samples + label)", tr.rb.B, tr.rb.P)
+	}
+	if _, err := tr.TrainStep(); err != nil {
+		t.Fatal(err)
+	}
+	for b := 0; b < 4; b++ {
+		var sum float32
+		for p := 0; p < 3; p++ {
+			sum += tr.rb.Advantage[b*4+p]
+		}
+		if tr.rb.Advantage[b*4+3] != 1 || math.Abs(float64(sum)) > 1e-4 {
+			t.Errorf("instance %d: advantages %v; want samples summing to 0 (shared baseline) and the label at 1", b, tr.rb.Advantage[b*4:b*4+4])
 		}
 	}
 }

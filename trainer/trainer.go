@@ -189,9 +189,7 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 	}
 	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: lazymask.NewDecoder(),
 		rb: NewReplayBatch(cfg.replayBatch(), cfg.replaySamples(), cfg.Size), val: val, labels: labels}
-	if labels != nil {
-		t.picker = &labelPicker{n: len(labels.Insts), seed: cfg.Seed}
-	}
+
 	t.pcg = rand.NewPCG(cfg.Seed, rngStream)
 	keep := -1
 	if ck != nil {
@@ -220,6 +218,9 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		}
 		t.seen, t.wall = warm.InstancesSeen, warm.WallSeconds
 		fmt.Fprintf(opt.Log, "weights from %s (step %d, %d instances)\n", warm.Path, warm.Step, warm.InstancesSeen)
+	}
+	if labels != nil {
+		t.pickLabels(len(labels.Insts))
 	}
 	if warmModel != nil {
 		if err := m.SetWeights(warmModel); err != nil {
