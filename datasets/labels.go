@@ -38,13 +38,18 @@ type LabelSpec struct {
 	Hardness  string `json:"hardness"`
 	Seed      uint64 `json:"seed"`
 	ChunkSize int    `json:"chunk_size"`
-	// Search names the start tours and the local search with its effort,
-	// e.g. "model tsptw50-easy greedy ×2, ImproveFrom 4 starts + 20 kicks".
+	// Search names the start tours and the local search with its effort
+	// of the run that made the set, e.g. "model tsptw50-easy greedy ×2,
+	// ImproveFrom 4 starts + 20 kicks"; each solutions row names the
+	// search that made its tour (Source).
 	Search string `json:"search"`
 	// GeneratorVersion is the generator that drew the instances.
 	GeneratorVersion string `json:"generator_version"`
 	// Rounds records each relabelling round (self-improvement) in order.
 	Rounds []LabelRound `json:"rounds,omitempty"`
+	// Pending is a relabelling round that was interrupted; the next one
+	// with the same search continues it.
+	Pending *LabelRound `json:"pending,omitempty"`
 }
 
 // LabelRound records one pass that re-solved the label set's chunks and
@@ -52,9 +57,14 @@ type LabelSpec struct {
 type LabelRound struct {
 	Search   string  `json:"search"`
 	Chunks   int     `json:"chunks"`
+	Labels   int     `json:"labels"`    // labels compared
 	Improved int     `json:"improved"`  // labels replaced by a shorter tour
 	MeanGain float64 `json:"mean_gain"` // mean relative shortening over all labels
 	Seconds  float64 `json:"seconds"`
+	// GainSum and Done carry a round that has not finished (Pending):
+	// the summed relative gains and the chunks already relabelled.
+	GainSum float64 `json:"gain_sum,omitempty"`
+	Done    []int   `json:"done,omitempty"`
 }
 
 // ChunkSeed is the generator seed of chunk i of a label set seeded with
@@ -154,7 +164,7 @@ func ReadLabels(dir string, limit int) (*Labels, error) {
 			break
 		}
 		ip, sp := LabelChunkPaths(dir, c)
-		insts, tours, err := ReadLabelChunk(ip, sp)
+		insts, tours, _, err := ReadLabelChunk(ip, sp)
 		if err != nil {
 			return nil, err
 		}
@@ -188,26 +198,28 @@ func ReadLabels(dir string, limit int) (*Labels, error) {
 }
 
 // ReadLabelChunk reads one chunk: its instances and, per instance, the
-// tour of its solutions row (nil where there is none). A solutions file
-// with two rows for one instance or a row for no instance is an error.
-func ReadLabelChunk(instances, solutions string) ([]*lazymask.Instance, [][]int, error) {
+// tour of its solutions row and the search that made it (nil and "" where
+// there is none). A solutions file with two rows for one instance or a row
+// for no instance is an error.
+func ReadLabelChunk(instances, solutions string) ([]*lazymask.Instance, [][]int, []string, error) {
 	d, err := ReadInstances(instances)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sols, _, err := ReadSolutions(solutions)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	tours := make([][]int, len(d.Instances))
+	sources := make([]string, len(d.Instances))
 	for _, s := range sols {
 		if s.Instance < 0 || s.Instance >= int64(len(tours)) {
-			return nil, nil, fmt.Errorf("%s: instance %d: no such row in %s (%d rows)", solutions, s.Instance, instances, len(tours))
+			return nil, nil, nil, fmt.Errorf("%s: instance %d: no such row in %s (%d rows)", solutions, s.Instance, instances, len(tours))
 		}
 		if tours[s.Instance] != nil {
-			return nil, nil, fmt.Errorf("%s: instance %d has two rows", solutions, s.Instance)
+			return nil, nil, nil, fmt.Errorf("%s: instance %d has two rows", solutions, s.Instance)
 		}
-		tours[s.Instance] = s.Tour
+		tours[s.Instance], sources[s.Instance] = s.Tour, s.Source
 	}
-	return d.Instances, tours, nil
+	return d.Instances, tours, sources, nil
 }

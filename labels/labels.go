@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/lmask/lmask/datasets"
@@ -101,6 +102,10 @@ type Builder struct {
 func Open(dir string, want datasets.LabelSpec) (datasets.LabelSpec, error) {
 	have, err := datasets.ReadLabelSpec(dir)
 	if err == nil {
+		if have.GeneratorVersion != want.GeneratorVersion {
+			return have, fmt.Errorf("label set %s was drawn by generator version %s, this program has version %s (use another folder)",
+				dir, have.GeneratorVersion, want.GeneratorVersion)
+		}
 		if have.Problem != want.Problem || have.Size != want.Size || have.Hardness != want.Hardness ||
 			have.Seed != want.Seed || have.ChunkSize != want.ChunkSize {
 			return have, fmt.Errorf("label set %s was made with problem %s, size %d, hardness %s, seed %d, chunk %d; "+
@@ -165,7 +170,7 @@ func (b *Builder) Grow(ctx context.Context, count int) (int, error) {
 		if err := datasets.WriteInstances(ip, meta, insts, nil, datasets.WriterOptions{}); err != nil {
 			return written, err
 		}
-		found, cost, err := writeTours(sp, ip, meta, insts, tours, b.Spec.Search)
+		found, cost, err := writeTours(sp, ip, meta, insts, tours, nil, b.Starter.Describe()+"; "+b.Search.Describe())
 		if err != nil {
 			return written, err
 		}
@@ -196,8 +201,10 @@ func (b *Builder) solveChunk(ctx context.Context, insts []*lazymask.Instance, se
 }
 
 // writeTours writes one solutions row per instance with a tour (checked
-// again by datasets.Checked) and returns how many and their mean length.
-func writeTours(path, instances string, meta datasets.Metadata, insts []*lazymask.Instance, tours [][]int, source string) (int, float64, error) {
+// again by datasets.Checked), its source sources[i] (or source where
+// sources is nil or empty there), and returns how many and their mean
+// length.
+func writeTours(path, instances string, meta datasets.Metadata, insts []*lazymask.Instance, tours [][]int, sources []string, source string) (int, float64, error) {
 	sm := meta
 	sm.Kind, sm.Source, sm.Instances = datasets.KindSolutions, source, filepath.Base(instances)
 	sols := make([]datasets.Solution, 0, len(insts))
@@ -206,7 +213,11 @@ func writeTours(path, instances string, meta datasets.Metadata, insts []*lazymas
 		if t == nil {
 			continue
 		}
-		s, err := datasets.Checked(insts[i], int64(i), t, source)
+		src := source
+		if sources != nil && sources[i] != "" {
+			src = sources[i]
+		}
+		s, err := datasets.Checked(insts[i], int64(i), t, src)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -227,35 +238,51 @@ func writeTours(path, instances string, meta datasets.Metadata, insts []*lazymas
 
 // Relabel re-solves every chunk of the set (self-improvement: start tours
 // from b.Starter, e.g. a newer model) and keeps, per instance, the shorter
-// of the new tour and the stored one. It appends the round to the
-// manifest and returns it.
+// of the new tour and the stored one. The round is kept in the manifest as
+// pending after every chunk, so an interrupted round with the same search
+// continues where it stopped; at the end it joins the manifest's rounds
+// and is returned.
 func (b *Builder) Relabel(ctx context.Context) (datasets.LabelRound, error) {
 	start := time.Now()
-	round := datasets.LabelRound{Search: b.Starter.Describe() + "; " + b.Search.Describe()}
+	search := b.Starter.Describe() + "; " + b.Search.Describe()
+	spec, err := datasets.ReadLabelSpec(b.Dir)
+	if err != nil {
+		return datasets.LabelRound{}, err
+	}
+	round := datasets.LabelRound{Search: search}
+	if p := spec.Pending; p != nil && p.Search == search {
+		round = *p
+		if b.Log != nil {
+			b.Log("continuing the interrupted round: %d chunks done", len(round.Done))
+		}
+	}
 	chunks, err := datasets.LabelChunks(b.Dir)
 	if err != nil {
 		return round, err
 	}
-	var gain float64
-	total, base := 0, 0
+	seed := uint64(len(spec.Rounds) + 1)
+	base := 0
 	for _, c := range chunks {
+		if slices.Contains(round.Done, c) {
+			continue
+		}
 		ip, sp := datasets.LabelChunkPaths(b.Dir, c)
-		insts, old, err := datasets.ReadLabelChunk(ip, sp)
+		insts, old, sources, err := datasets.ReadLabelChunk(ip, sp)
 		if err != nil {
 			return round, err
 		}
-		tours, err := b.solveChunk(ctx, insts, datasets.ChunkSeed(b.Spec.Seed, c)^uint64(len(b.Spec.Rounds)+1), base)
+		tours, err := b.solveChunk(ctx, insts, datasets.ChunkSeed(b.Spec.Seed, c)^seed, base)
 		if err != nil {
 			return round, fmt.Errorf("relabel chunk %d: %w", c, err)
 		}
 		for i := range insts {
-			total++
+			round.Labels++
 			oc, nc := tourCost(insts[i], old[i]), tourCost(insts[i], tours[i])
 			if nc < oc {
 				if oc < 1e300 {
-					gain += (oc - nc) / oc
+					round.GainSum += (oc - nc) / oc
 				}
-				old[i] = tours[i]
+				old[i], sources[i] = tours[i], search
 				round.Improved++
 			}
 		}
@@ -263,23 +290,27 @@ func (b *Builder) Relabel(ctx context.Context) (datasets.LabelRound, error) {
 		if err != nil {
 			return round, err
 		}
-		if _, _, err := writeTours(sp, ip, sm, insts, old, round.Search); err != nil {
+		if _, _, err := writeTours(sp, ip, sm, insts, old, sources, search); err != nil {
 			return round, err
 		}
 		base += len(insts)
 		round.Chunks++
+		round.Done = append(round.Done, c)
+		round.Seconds += time.Since(start).Seconds()
+		start = time.Now()
+		spec.Pending = &round
+		if err := datasets.WriteLabelSpec(b.Dir, spec); err != nil {
+			return round, err
+		}
 		if b.Log != nil {
-			b.Log("relabel chunk %d: %d of %d improved so far", c, round.Improved, total)
+			b.Log("relabel chunk %d: %d of %d improved so far", c, round.Improved, round.Labels)
 		}
 	}
-	if total > 0 {
-		round.MeanGain = gain / float64(total)
+	if round.Labels > 0 {
+		round.MeanGain = round.GainSum / float64(round.Labels)
 	}
-	round.Seconds = time.Since(start).Seconds()
-	spec, err := datasets.ReadLabelSpec(b.Dir)
-	if err != nil {
-		return round, err
-	}
+	round.GainSum, round.Done = 0, nil
+	spec.Pending = nil
 	spec.Rounds = append(spec.Rounds, round)
 	b.Spec = spec
 	return round, datasets.WriteLabelSpec(b.Dir, spec)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
@@ -205,5 +206,64 @@ func TestRelabelKeepsShorter(t *testing.T) {
 	}
 	if len(spec.Rounds) != 1 || spec.Rounds[0].Improved != replaced {
 		t.Fatalf("manifest rounds %+v, want one with %d improved", spec.Rounds, replaced)
+	}
+}
+
+// TestRelabelInterruptedContinues: a round interrupted after one chunk
+// continues where it stopped when run again with the same search, counts
+// every label once, and kept labels keep the source that made them.
+func TestRelabelInterruptedContinues(t *testing.T) {
+	dir := t.TempDir()
+	sp := spec("tsptw", "hard")
+	got, err := Open(dir, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weak := &Builder{Dir: dir, Spec: got, Starter: randomL{seed: 1}, Search: Search{Kicks: 0, MaxStarts: 1}}
+	if _, err := weak.Grow(context.Background(), 45); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := &stopAfter{randomL: randomL{seed: 2}, n: 1, cancel: cancel}
+	strong := &Builder{Dir: dir, Spec: got, Starter: stop, Search: Search{Kicks: 20, MaxStarts: 4}}
+	if _, err := strong.Relabel(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted round: %v, want context.Canceled", err)
+	}
+	mid, err := datasets.ReadLabelSpec(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mid.Pending == nil || len(mid.Pending.Done) != 1 || mid.Pending.Labels != 15 || len(mid.Rounds) != 0 {
+		t.Fatalf("after the interruption: pending %+v, rounds %d; want one chunk of 15 done", mid.Pending, len(mid.Rounds))
+	}
+	stop.n = 10
+	r, err := strong.Relabel(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := datasets.ReadLabelSpec(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Chunks != 3 || r.Labels != 45 || end.Pending != nil || len(end.Rounds) != 1 || end.Rounds[0].Labels != 45 {
+		t.Fatalf("round %+v, manifest pending %v rounds %d; want 3 chunks and 45 labels in one round", r, end.Pending, len(end.Rounds))
+	}
+	replaced := 0
+	for c := 0; c < 3; c++ {
+		ip, solp := datasets.LabelChunkPaths(dir, c)
+		_, _, sources, err := datasets.ReadLabelChunk(ip, solp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sources {
+			if strings.Contains(s, "20 kicks") {
+				replaced++
+			} else if !strings.Contains(s, "0 kicks") {
+				t.Fatalf("label source %q names neither search", s)
+			}
+		}
+	}
+	if replaced != r.Improved {
+		t.Fatalf("%d rows name the round's search, the round replaced %d", replaced, r.Improved)
 	}
 }

@@ -95,8 +95,15 @@ func ModelCard(st State) []byte {
 	mc := c.Model
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# lmask policy: %s-%d %s\n\n", strings.ToUpper(c.Problem), c.Size, c.Hardness)
-	fmt.Fprintf(&b, "A LazyMask attention policy (encoder %d×(%d heads, d=%d, FFN %d), RIE %v) trained with REINFORCE.\n\n",
-		mc.Layers, mc.Heads, mc.DModel, mc.FFN, mc.RIE)
+	method := "REINFORCE"
+	switch {
+	case c.PureImitation():
+		method = "imitation of local-search tours"
+	case c.Imitate != "":
+		method = "REINFORCE mixed with imitation of local-search tours"
+	}
+	fmt.Fprintf(&b, "A LazyMask attention policy (encoder %d×(%d heads, d=%d, FFN %d), RIE %v) trained with %s.\n\n",
+		mc.Layers, mc.Heads, mc.DModel, mc.FFN, mc.RIE, method)
 	b.WriteString("## Training\n\n| fact | value |\n|---|---|\n")
 	row := func(k string, v any) { fmt.Fprintf(&b, "| %s | %v |\n", k, v) }
 	row("problem", c.Problem)
@@ -105,8 +112,19 @@ func ModelCard(st State) []byte {
 	row("model sizes", fmt.Sprintf("layers %d, d_model %d, heads %d, ffn %d, rie %v, %d parameters",
 		mc.Layers, mc.DModel, mc.Heads, mc.FFN, mc.RIE, paramCount(mc)))
 	row("steps", fmt.Sprintf("%d of %d", st.Step, c.Steps))
-	row("batch × samples", fmt.Sprintf("%d instances × %d samples", c.Batch, c.Samples))
-	row("instances seen", st.InstancesSeen)
+	if c.Imitate != "" {
+		lab := fmt.Sprintf("label set %s (lmask-data label; its labels.json names the generator seed and the search), %d labels",
+			filepath.Base(filepath.Clean(c.Imitate)), c.ImitateLabels)
+		if c.PureImitation() {
+			row("imitation", fmt.Sprintf("%s; %d label tours per step, each under a random dihedral transform, replayed under the LazyMask masks; loss: their mean negative log-likelihood, no rollout", lab, c.ImitateBatch))
+		} else {
+			row("imitation", fmt.Sprintf("%s; REINFORCE on %d label instances × %d samples per step with advantages × %g, each label tour in the replay at advantage 1", lab, c.Batch, c.Samples, c.RLWeight))
+		}
+		row("tours seen", st.InstancesSeen)
+	} else {
+		row("batch × samples", fmt.Sprintf("%d instances × %d samples", c.Batch, c.Samples))
+		row("instances seen", st.InstancesSeen)
+	}
 	if w := c.Warm; w != nil && w.Model {
 		row("warm start", fmt.Sprintf("weights of the model %s (%s-%d %s); its own training is on its card and not counted here",
 			filepath.Base(filepath.Clean(w.Checkpoint)), strings.ToUpper(w.Problem), w.Size, w.Hardness))
@@ -115,11 +133,15 @@ func ModelCard(st State) []byte {
 			filepath.Base(filepath.Dir(w.Checkpoint)), strings.ToUpper(w.Problem), w.Size, w.Hardness, w.Step, w.InstancesSeen,
 			time.Duration(w.WallSeconds*float64(time.Second)).Round(time.Second)))
 	}
-	row("rollouts", fmt.Sprintf("look-ahead %s, budget R = %d, train semantics", c.Lookahead, c.Budget))
+	if !c.PureImitation() {
+		row("rollouts", fmt.Sprintf("look-ahead %s, budget R = %d, train semantics", c.Lookahead, c.Budget))
+	}
 	row("optimiser", fmt.Sprintf("AdamW lr %g (×0.1 at steps %v), weight decay %g, gradient-norm clip %g",
 		c.LR, c.Milestones, c.WeightDecay, c.Clip))
-	row("penalty", penaltyText(c))
-	row("entropy λ", c.Entropy)
+	if !c.PureImitation() {
+		row("penalty", penaltyText(c))
+		row("entropy λ", c.Entropy)
+	}
 	if c.Guide > 0 {
 		how := fmt.Sprintf("each instance's best sample improved by local search (%d kicks)", c.GuideKicks)
 		if c.GuideStarts > 1 {

@@ -232,6 +232,15 @@ func TestImitate_StepRecord(t *testing.T) {
 	if rec.InstPerSec <= 0 || tr.Step() != 1 {
 		t.Errorf("rate %v, step %d", rec.InstPerSec, tr.Step())
 	}
+	card := string(ModelCard(State{Config: tr.Config(), Step: 1, InstancesSeen: int64(cfg.ImitateBatch)}))
+	for _, want := range []string{"trained with imitation of local-search tours", "| imitation | label set labels", "24 labels", "| tours seen | 16 |"} {
+		if !strings.Contains(card, want) {
+			t.Errorf("model card lacks %q:\n%s", want, card)
+		}
+	}
+	if strings.Contains(card, "entropy λ") || strings.Contains(card, "| rollouts |") {
+		t.Errorf("the card of a pure imitation run names rollouts or an entropy term:\n%s", card)
+	}
 }
 
 // TestImitate_ResumeOverGrownSet: a run resumed after its label set grew

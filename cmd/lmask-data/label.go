@@ -57,6 +57,9 @@ func labelAction(c *cli.Context) error {
 	if size < 3 {
 		return cliapp.Usagef("label: flag --size: %d, want ≥ 3", size)
 	}
+	if _, err := datasets.NewGenerator(datasets.GenConfig{Problem: p, N: size, Hardness: hard}); err != nil {
+		return cliapp.Usagef("label: flag --hardness: %v", err)
+	}
 	if c.Int("chunk") < 1 {
 		return cliapp.Usagef("label: flag --chunk: %d, want ≥ 1", c.Int("chunk"))
 	}
