@@ -30,20 +30,32 @@ val=work/val/$set_name.parquet
 lab=work/labels/$set_name run=work/runs/$set_name-imitate
 bin/lmask-data label --dir "$lab" --problem "$p" --size "$n" --hardness "$h" --seed "$seed" --count "$labels" \
   --chunk 2000 --model "$start" --aug 2 --kicks 30 --starts 4
-train() { # train TOTAL_STEPS
+# run_step: the last completed step of the run (0 before it starts).
+run_step() {
+  [ -f "$run/metrics.jsonl" ] || { echo 0; return; }
+  python3 -c 'import json,sys; s=[json.loads(l).get("step",0) for l in open(sys.argv[1]) if l.strip()]; print(max(s or [0]))' "$run/metrics.jsonl"
+}
+# rounds_done: relabelling rounds recorded in the label set's manifest.
+rounds_done() {
+  python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("rounds") or []))' "$lab/labels.json"
+}
+train() { # train TOTAL_STEPS: start, or resume up to TOTAL_STEPS (never lowering a run's total)
   if [ -f "$run/checkpoint.lmck" ]; then
-    bin/lmask-train --out "$run" --resume --steps "$1"
+    [ "$(run_step)" -lt "$1" ] && bin/lmask-train --out "$run" --resume --steps "$1"
   else
     bin/lmask-train --problem "$p" --size "$n" --hardness "$h" --out "$run" --init-from "$start" --imitate "$lab" \
       --imitate-batch 256 --steps "$1" --milestones 1000000 --lr 3e-4 --layers 3 \
       --val "$val" --val-limit 256 --val-every 100 --checkpoint-every 50
   fi
+  return 0
 }
 train "$steps"
 for r in $(seq 1 "$rounds"); do
-  bin/lmask-train export --checkpoint "$run/best.lmck" --out "$run/round-$r" --force
-  bin/lmask-data label --dir "$lab" --problem "$p" --size "$n" --hardness "$h" --seed "$seed" --count "$labels" \
-    --chunk 2000 --model "$run/round-$r" --aug 2 --kicks 30 --starts 4 --relabel
+  if [ "$(rounds_done)" -lt "$r" ]; then # an interrupted round continues (labels.json keeps it pending)
+    bin/lmask-train export --checkpoint "$run/best.lmck" --out "$run/round-$r" --force
+    bin/lmask-data label --dir "$lab" --problem "$p" --size "$n" --hardness "$h" --seed "$seed" --count "$labels" \
+      --chunk 2000 --model "$run/round-$r" --aug 2 --kicks 30 --starts 4 --relabel
+  fi
   train $(( steps * (r + 1) ))
 done
 echo "imitate: network in $run/model (weights of the best validation), label set in $lab"
