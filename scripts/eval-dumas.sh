@@ -23,7 +23,7 @@ for n in 20 40 60 80; do
   bin/lmask-data import --in "$d" --format dumas --coords "$bench/tsptw-dumas-coords" \
     --out out/dumas/n$n.parquet --references out/dumas/n$n.refs.parquet >/dev/null
   bin/lmask-infer --model "$model" --data out/dumas/n$n.parquet --reference out/dumas/n$n.refs.parquet \
-    --budget 5000 --out out/dumas/sol-n$n.parquet --metrics-json out/dumas/metrics-n$n.json "$@" >/dev/null
+    --budget 5000 --out out/dumas/sol-n$n.parquet --metrics-json out/dumas/metrics-n$n.json --rescue-time 0 "$@" >/dev/null
   python3 - out/dumas/metrics-n$n.json "$n" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))

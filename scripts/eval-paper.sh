@@ -28,7 +28,7 @@ for s in $sets; do
   paper_set "$p" "$h" "$ref" "$n" || continue
   m=out/paper/metrics-${p}$n-$h.json
   bin/lmask-infer --model "$model" --data "$inst" --reference "$refs" --budget "$budget" --limit "$limit" \
-    --out out/paper/sol-${p}$n-$h.parquet --metrics-json "$m" "$@" >/dev/null
+    --out out/paper/sol-${p}$n-$h.parquet --metrics-json "$m" --rescue-time 0 "$@" >/dev/null
   python3 - "$m" "${p^^}-$n $h" "$model" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
