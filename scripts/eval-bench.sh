@@ -37,7 +37,7 @@ for g in $groups; do
   { head -1 "$src/$refs"; grep -h "^${g}${sep}" "$src/$refs"; } > "$d/$refs"
   bin/lmask-data import --in "$d" --format $format --out "$d.parquet" --references "$d.refs.parquet" >/dev/null
   bin/lmask-infer --model "$model" --data "$d.parquet" --reference "$d.refs.parquet" --budget $budget \
-    --out "$d.sol.parquet" --metrics-json "$d.metrics.json" "$@" >/dev/null 2>&1
+    --out "$d.sol.parquet" --metrics-json "$d.metrics.json" --rescue-time 0 "$@" >/dev/null 2>&1
   python3 - "$d.metrics.json" "$g" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
