@@ -121,13 +121,9 @@ func (t *Trainer) imitateStep() (Record, error) {
 	}
 	prep := time.Since(start)
 	lr := cfg.LRAt(t.done)
-	res, err := t.step.run(t.rb, lr)
+	res, err := t.update(lr)
 	if err != nil {
-		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
-	}
-	if !finite(res.Loss, res.GradNorm) {
-		return Record{}, fmt.Errorf("step %d: %w (loss %v, gradient norm %v); stopping, the last good checkpoint in %s is kept",
-			t.done+1, ErrNonFinite, res.Loss, res.GradNorm, t.opt.Dir)
+		return Record{}, err
 	}
 	total := time.Since(start)
 	t.done++

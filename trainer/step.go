@@ -107,6 +107,20 @@ func (s *stepGraph) run(rb *ReplayBatch, lr float64) (res StepResult, err error)
 	return StepResult{Loss: vals[0], Entropy: vals[1], LogLik: vals[2], GradNorm: vals[3]}, nil
 }
 
+// update runs the replay-and-update step on the filled replay batch with
+// learning rate lr; a non-finite loss or gradient stops the run.
+func (t *Trainer) update(lr float64) (StepResult, error) {
+	res, err := t.step.run(t.rb, lr)
+	if err != nil {
+		return res, fmt.Errorf("step %d: %w", t.done+1, err)
+	}
+	if !finite(res.Loss, res.GradNorm) {
+		return res, fmt.Errorf("step %d: %w (loss %v, gradient norm %v); stopping, the last good checkpoint in %s is kept",
+			t.done+1, ErrNonFinite, res.Loss, res.GradNorm, t.opt.Dir)
+	}
+	return res, nil
+}
+
 // finite reports whether every value is a finite number.
 func finite(vs ...float64) bool {
 	for _, v := range vs {
