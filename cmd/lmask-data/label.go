@@ -91,7 +91,12 @@ func labelAction(c *cli.Context) error {
 	}
 	ctx := c.Context
 	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search,
-		Log: func(f string, a ...any) { fmt.Fprintf(c.App.ErrWriter, "\n"+f+"\n", a...) }}
+		Log: func(f string, a ...any) {
+			if isTerminal(c.App.ErrWriter) {
+				f = "\n" + f // below the progress bar's line
+			}
+			fmt.Fprintf(c.App.ErrWriter, f+"\n", a...)
+		}}
 	total := c.Int("count")
 	if c.Bool("relabel") {
 		have, err := datasets.LabelChunks(dir)
