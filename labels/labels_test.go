@@ -13,29 +13,13 @@ import (
 	"github.com/lmask/lmask/lazymask"
 )
 
-// randomL starts the search from Random-L tours, as lmask-data label does
-// without a model.
-type randomL struct{ seed uint64 }
-
-func (r randomL) Describe() string { return "Random-L ×4" }
-
-func (r randomL) Starts(_ context.Context, insts []*lazymask.Instance) ([][][]int, error) {
-	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, 4, lazymask.Config{Budget: 50, Seed: r.seed})
-	if err != nil {
-		return nil, err
-	}
-	out := make([][][]int, len(insts))
-	for _, t := range trajs {
-		if t.Tour != nil {
-			out[t.Inst] = append(out[t.Inst], t.Tour)
-		}
-	}
-	return out, nil
-}
+// randomL starts the search from four Random-L tours, as lmask-data label
+// does without a model.
+func randomL(seed uint64) RandomL { return RandomL{Samples: 4, Budget: 50, Seed: seed} }
 
 // stopAfter cancels the context once n start batches were served.
 type stopAfter struct {
-	randomL
+	RandomL
 	n      int
 	cancel context.CancelFunc
 }
@@ -46,7 +30,7 @@ func (s *stopAfter) Starts(ctx context.Context, insts []*lazymask.Instance) ([][
 		return nil, context.Canceled
 	}
 	s.n--
-	return s.randomL.Starts(ctx, insts)
+	return s.RandomL.Starts(ctx, insts)
 }
 
 func spec(problem, hardness string) datasets.LabelSpec {
@@ -89,7 +73,7 @@ func TestGrowResumeSameAsOneRun(t *testing.T) {
 		t.Run(pr[0], func(t *testing.T) {
 			sp := spec(pr[0], pr[1])
 			one := t.TempDir()
-			if n, err := build(t, one, sp, randomL{seed: 3}, 40); err != nil || n != 3 {
+			if n, err := build(t, one, sp, randomL(3), 40); err != nil || n != 3 {
 				t.Fatalf("one run: %d chunks, %v; want 3, nil", n, err)
 			}
 			two := t.TempDir()
@@ -98,7 +82,7 @@ func TestGrowResumeSameAsOneRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := &Builder{Dir: two, Spec: got, Starter: &stopAfter{randomL: randomL{seed: 3}, n: 1, cancel: cancel},
+			b := &Builder{Dir: two, Spec: got, Starter: &stopAfter{RandomL: randomL(3), n: 1, cancel: cancel},
 				Search: Search{Kicks: 3, MaxStarts: 2, Workers: 1}}
 			n, err := b.Grow(ctx, 40)
 			if n != 1 || !errors.Is(err, context.Canceled) {
@@ -107,7 +91,7 @@ func TestGrowResumeSameAsOneRun(t *testing.T) {
 			if ch, _ := datasets.LabelChunks(two); len(ch) != 1 {
 				t.Fatalf("after the interruption: chunks %v, want [0]", ch)
 			}
-			if n, err := build(t, two, sp, randomL{seed: 3}, 40); err != nil || n != 2 {
+			if n, err := build(t, two, sp, randomL(3), 40); err != nil || n != 2 {
 				t.Fatalf("resumed run: %d chunks, %v; want 2, nil", n, err)
 			}
 			a, bb := files(t, one), files(t, two)
@@ -132,7 +116,7 @@ func TestGrowResumeSameAsOneRun(t *testing.T) {
 				}
 			}
 			// Growing again to a count already covered writes nothing.
-			if n, err := build(t, one, sp, randomL{seed: 3}, 30); err != nil || n != 0 {
+			if n, err := build(t, one, sp, randomL(3), 30); err != nil || n != 0 {
 				t.Fatalf("regrow: %d chunks, %v; want 0", n, err)
 			}
 		})
@@ -168,7 +152,7 @@ func TestRelabelKeepsShorter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	weak := &Builder{Dir: dir, Spec: got, Starter: randomL{seed: 1}, Search: Search{Kicks: 0, MaxStarts: 1}}
+	weak := &Builder{Dir: dir, Spec: got, Starter: randomL(1), Search: Search{Kicks: 0, MaxStarts: 1}}
 	if _, err := weak.Grow(context.Background(), 30); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +160,7 @@ func TestRelabelKeepsShorter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	strong := &Builder{Dir: dir, Spec: got, Starter: randomL{seed: 2}, Search: Search{Kicks: 30, MaxStarts: 4}}
+	strong := &Builder{Dir: dir, Spec: got, Starter: randomL(2), Search: Search{Kicks: 30, MaxStarts: 4}}
 	r, err := strong.Relabel(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -219,12 +203,12 @@ func TestRelabelInterruptedContinues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	weak := &Builder{Dir: dir, Spec: got, Starter: randomL{seed: 1}, Search: Search{Kicks: 0, MaxStarts: 1}}
+	weak := &Builder{Dir: dir, Spec: got, Starter: randomL(1), Search: Search{Kicks: 0, MaxStarts: 1}}
 	if _, err := weak.Grow(context.Background(), 45); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stop := &stopAfter{randomL: randomL{seed: 2}, n: 1, cancel: cancel}
+	stop := &stopAfter{RandomL: randomL(2), n: 1, cancel: cancel}
 	strong := &Builder{Dir: dir, Spec: got, Starter: stop, Search: Search{Kicks: 20, MaxStarts: 4}}
 	if _, err := strong.Relabel(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted round: %v, want context.Canceled", err)

@@ -15,19 +15,6 @@ import (
 	"github.com/lmask/lmask/models/features"
 )
 
-// heuristicStarts starts the label search from Random-L tours.
-type heuristicStarts struct{ seed uint64 }
-
-func (h heuristicStarts) Describe() string { return "Random-L ×4" }
-
-func (h heuristicStarts) Starts(_ context.Context, insts []*lazymask.Instance) ([][][]int, error) {
-	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, 4, lazymask.Config{Budget: 50, Seed: h.seed})
-	if err != nil {
-		return nil, err
-	}
-	return toursOf(trajs, len(insts)), nil
-}
-
 // policyStarts starts the label search from a model's greedy tours under
 // the eight transforms (the network of a self-improvement round).
 type policyStarts struct{ m *models.Model }
@@ -70,7 +57,7 @@ func tinyLabels(t *testing.T, dir string, count, kicks int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &labels.Builder{Dir: dir, Spec: got, Starter: heuristicStarts{seed: 1}, Search: labels.Search{Kicks: kicks, MaxStarts: 2}}
+	b := &labels.Builder{Dir: dir, Spec: got, Starter: labels.RandomL{Samples: 4, Budget: 50, Seed: 1}, Search: labels.Search{Kicks: kicks, MaxStarts: 2}}
 	if _, err := b.Grow(context.Background(), count); err != nil {
 		t.Fatal(err)
 	}
