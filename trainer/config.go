@@ -65,16 +65,17 @@ type Config struct {
 	GuideStarts int     `json:"guide_starts,omitempty"`
 
 	// Imitate names a label set folder (datasets.ReadLabels; made by
-	// lmask-data label). With RLWeight 0 each step replays ImitateBatch
-	// label tours teacher-forced under the LazyMask masks and minimises
-	// their negative log-likelihood, with no rollout. With RLWeight > 0
-	// each step is REINFORCE on Batch label instances, its advantages
-	// scaled by RLWeight, with each label tour joining as slot P with
-	// advantage 1. ImitateLimit caps the labels read (0: all).
+	// lmask-data label). Each step replays ImitateBatch label tours
+	// teacher-forced under the LazyMask masks and minimises their mean
+	// negative log-likelihood, with no rollout. With RLWeight > 0 the same
+	// update adds RLWeight times the REINFORCE loss of Batch generated
+	// instances × Samples rollouts, so the penalty for dead ends and the
+	// states only backtracking reaches shape the network alongside the
+	// labels. ImitateLimit caps the labels read (0: all).
 	Imitate      string  `json:"imitate,omitempty"`
 	ImitateBatch int     `json:"imitate_batch,omitempty"`
 	ImitateLimit int     `json:"imitate_limit,omitempty"`
-	RLWeight     float64 `json:"rl_weight,omitempty"`
+	RLWeight     float64 `json:"rl_mix,omitempty"`
 	// ImitateLabels is the number of labels the run's epochs go over, and
 	// ImitateBase the step from which they do (set by the trainer; a
 	// resumed run over a changed label set starts new epochs there).
@@ -153,12 +154,13 @@ func DefaultConfig(problem string, size int, hardness string) Config {
 }
 
 // replaySamples is the number of trajectories per instance in the replay:
-// the samples, plus the guide tour when guidance is on.
+// one label tour when imitating; else the samples, plus the guide tour
+// when guidance is on.
 func (c *Config) replaySamples() int {
-	if c.PureImitation() {
+	if c.Imitate != "" {
 		return 1
 	}
-	if c.Guide > 0 || c.Imitate != "" {
+	if c.Guide > 0 {
 		return c.Samples + 1
 	}
 	return c.Samples
@@ -169,7 +171,7 @@ func (c *Config) PureImitation() bool { return c.Imitate != "" && c.RLWeight == 
 
 // replayBatch is the number of instances per replay batch.
 func (c *Config) replayBatch() int {
-	if c.PureImitation() {
+	if c.Imitate != "" {
 		return c.ImitateBatch
 	}
 	return c.Batch
@@ -260,7 +262,7 @@ func (c *Config) Validate() error {
 		return bad("guide_starts", c.GuideStarts, fmt.Sprintf("must be between 0 and the samples per instance (%d); 0 or 1: the best sample only", c.Samples))
 	case c.Imitate != "" && c.Guide > 0:
 		return bad("guide", c.Guide, "local-search guidance and imitation of a label set exclude each other")
-	case c.Imitate != "" && c.RLWeight == 0 && c.ImitateBatch < 1:
+	case c.Imitate != "" && c.ImitateBatch < 1:
 		return bad("imitate_batch", c.ImitateBatch, "must be ≥ 1 (label tours per step)")
 	case c.ImitateLimit < 0:
 		return bad("imitate_limit", c.ImitateLimit, "must be ≥ 0 (0: every label)")

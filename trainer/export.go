@@ -118,7 +118,7 @@ func ModelCard(st State) []byte {
 		if c.PureImitation() {
 			row("imitation", fmt.Sprintf("%s; %d label tours per step, each under a random dihedral transform, replayed under the LazyMask masks; loss: their mean negative log-likelihood, no rollout", lab, c.ImitateBatch))
 		} else {
-			row("imitation", fmt.Sprintf("%s; REINFORCE on %d label instances × %d samples per step with advantages × %g, each label tour in the replay at advantage 1", lab, c.Batch, c.Samples, c.RLWeight))
+			row("imitation", fmt.Sprintf("%s; %d label tours per step, as above, plus %g × the REINFORCE loss (entropy %g) of %d generated instances × %d samples in the same update", lab, c.ImitateBatch, c.RLWeight, c.Entropy, c.Batch, c.Samples))
 		}
 		row("tours seen", st.InstancesSeen)
 	} else {

@@ -90,7 +90,9 @@ func labelSteps(l *datasets.Labels, idx, aug []int, look lazymask.Lookahead, bud
 // imitateStep runs one imitation update: ImitateBatch label tours, each
 // under a random dihedral transform, replayed teacher-forced under the
 // LazyMask masks; the loss is their mean negative log-likelihood (the
-// summed cross-entropy of each next node). No rollout.
+// summed cross-entropy of each next node). No rollout, unless the run
+// mixes in REINFORCE (RLWeight > 0): then a batch of generated instances is
+// rolled out too and its weighted loss joins the same update.
 func (t *Trainer) imitateStep() (Record, error) {
 	cfg := &t.cfg
 	start := time.Now()
@@ -119,6 +121,16 @@ func (t *Trainer) imitateStep() (Record, error) {
 	if err := t.rb.Fill(insts, trajs); err != nil {
 		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
 	}
+	var ro rollouts
+	if t.rl != nil {
+		var err error
+		if ro, err = t.rollout(t.rl); err != nil {
+			return Record{}, err
+		}
+		if err := t.rl.Fill(ro.insts, ro.trajs); err != nil {
+			return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
+		}
+	}
 	prep := time.Since(start)
 	lr := cfg.LRAt(t.done)
 	res, err := t.update(lr)
@@ -127,23 +139,22 @@ func (t *Trainer) imitateStep() (Record, error) {
 	}
 	total := time.Since(start)
 	t.done++
-	t.seen += int64(used)
+	t.seen += int64(used + len(ro.insts))
 	t.wall += total.Seconds()
-	return Record{
+	rec := Record{
 		Kind: KindTrain, Step: t.done, Loss: res.Loss, LogLik: res.LogLik * float64(len(trajs)) / float64(used),
 		StepNLL: -res.LogLik * float64(len(trajs)) / float64(used) / float64(cfg.Size-1),
 		Length:  cost / float64(used), GradNorm: res.GradNorm, LR: lr,
 		RolloutSec: prep.Seconds(), ReplaySec: (total - prep).Seconds(),
 		InstPerSec: float64(used) / total.Seconds(),
-	}, nil
-}
-
-// labelGuides draws cfg.Batch label instances for a REINFORCE step mixed
-// with imitation and returns them with their label tours' steps, which
-// join the replay as slot P with advantage 1.
-func (t *Trainer) labelGuides() ([]*lazymask.Instance, [][]lazymask.StepRecord) {
-	idx, aug := t.picker.pick(t.done, t.cfg.Batch)
-	return labelSteps(t.labels, idx, aug, t.cfg.LookaheadKind(), t.cfg.ValBudget)
+	}
+	if t.rl != nil {
+		// Length stays the labels'; the rollouts report reward, infeasibility
+		// and entropy.
+		st := ro.stats
+		rec.Reward, rec.PenCost, rec.Infeasible, rec.Backtracks, rec.Entropy, rec.Rho = st.Reward, st.PenCost, st.Infeasible, st.Backtracks, res.Entropy, ro.rho
+	}
+	return rec, nil
 }
 
 // labelsFit checks that a label set was made for the run's problem and

@@ -149,7 +149,7 @@ func TestImitate_LossIsLabelNLLAndFalls(t *testing.T) {
 		nll -= float64(v)
 	}
 	nll /= float64(len(ll))
-	first, err := tr.step.run(tr.rb, 1e-2)
+	first, err := tr.step.run(1e-2, tr.rb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestImitate_LossIsLabelNLLAndFalls(t *testing.T) {
 	}
 	last := first
 	for i := 0; i < 30; i++ {
-		if last, err = tr.step.run(tr.rb, 1e-2); err != nil {
+		if last, err = tr.step.run(1e-2, tr.rb); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -255,32 +255,49 @@ func TestImitate_ResumeOverGrownSet(t *testing.T) {
 	}
 }
 
-// TestImitate_MixedWithReinforce: with RLWeight > 0 a step is REINFORCE on
-// label instances, the label tour in slot P at advantage 1 and the
-// samples' advantages scaled by the weight.
+// TestImitate_MixedWithReinforce: with RLWeight w > 0 one update replays
+// the label tours and a REINFORCE batch of generated instances, and its
+// loss is the labels' NLL plus w times the REINFORCE loss: from the same
+// weights, 2·L(w=0.5) = L(w=1) + L(w=0).
 func TestImitate_MixedWithReinforce(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "labels")
 	tinyLabels(t, dir, 24, 0)
-	cfg := imitateConfig(t, dir, 2)
-	cfg.RLWeight, cfg.Batch, cfg.Samples = 0.5, 4, 3
-	tr, err := New(cfg, Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
+	first := func(w float64) (*Trainer, Record) {
+		cfg := imitateConfig(t, dir, 2)
+		cfg.RLWeight, cfg.Batch, cfg.Samples = w, 4, 3
+		tr, err := New(cfg, Options{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := tr.TrainStep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr, rec
 	}
-	if tr.rb.B != 4 || tr.rb.P != 4 {
-		t.Fatalf("replay batch %d×%d, want 4 instances × (3 samples + label)", tr.rb.B, tr.rb.P)
-	}
-	if _, err := tr.TrainStep(); err != nil {
-		t.Fatal(err)
+	tr, half := first(0.5)
+	if tr.rb.B != 16 || tr.rb.P != 1 || tr.rl == nil || tr.rl.B != 4 || tr.rl.P != 3 {
+		t.Fatalf("replay batches %d×%d and %v; want 16 label tours × 1 and 4 instances × 3 samples", tr.rb.B, tr.rb.P, tr.rl)
 	}
 	for b := 0; b < 4; b++ {
 		var sum float32
 		for p := 0; p < 3; p++ {
-			sum += tr.rb.Advantage[b*4+p]
+			sum += tr.rl.Advantage[b*3+p]
 		}
-		if tr.rb.Advantage[b*4+3] != 1 || math.Abs(float64(sum)) > 1e-4 {
-			t.Errorf("instance %d: advantages %v; want samples summing to 0 (shared baseline) and the label at 1", b, tr.rb.Advantage[b*4:b*4+4])
+		if math.Abs(float64(sum)) > 1e-4 {
+			t.Errorf("instance %d: advantages %v do not sum to 0 (shared baseline)", b, tr.rl.Advantage[b*3:b*3+3])
 		}
+	}
+	if !(half.Reward < 0) || half.Entropy <= 0 || half.StepNLL <= 0 {
+		t.Errorf("mixed record: reward %v, entropy %v, step NLL %v; want the rollouts' reward < 0, their entropy > 0 and the labels' NLL > 0", half.Reward, half.Entropy, half.StepNLL)
+	}
+	_, full := first(1)
+	_, none := first(0)
+	if got, want := 2*half.Loss, full.Loss+none.Loss; math.Abs(got-want) > 1e-4*math.Max(1, math.Abs(want)) {
+		t.Errorf("2·L(0.5) = %v, L(1) + L(0) = %v (L(1) %v, L(0) %v): the loss is not the labels' NLL plus w × REINFORCE", got, want, full.Loss, none.Loss)
+	}
+	if none.Loss == full.Loss {
+		t.Errorf("the REINFORCE term adds nothing to the loss (%v)", none.Loss)
 	}
 }
 

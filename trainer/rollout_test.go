@@ -228,7 +228,7 @@ func TestStep_SGDMovesLogProbsWithAdvantage(t *testing.T) {
 		if before, entBefore, err = m.Replay(rb.ReplayBatch); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := sg.run(rb, lr); err != nil {
+		if _, err := sg.run(lr, rb); err != nil {
 			t.Fatal(err)
 		}
 		if after, entAfter, err = m.Replay(rb.ReplayBatch); err != nil {
@@ -380,7 +380,7 @@ func TestStep_WeightDecayAndClipping(t *testing.T) {
 		t.Fatal(err)
 	}
 	clear(rb.Advantage)
-	res, err := sg.run(rb, lr)
+	res, err := sg.run(lr, rb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestStep_WeightDecayAndClipping(t *testing.T) {
 		t.Fatal(err)
 	}
 	copy(rb.Advantage, adv)
-	res, err = sgd.run(rb, sgdLR)
+	res, err = sgd.run(sgdLR, rb)
 	if err != nil {
 		t.Fatal(err)
 	}

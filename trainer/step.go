@@ -47,25 +47,39 @@ func newStepGraph(m *models.Model, cfg Config) (*stepGraph, error) {
 func newStepGraphWith(m *models.Model, cfg Config, opt optimizer.Interface) (*stepGraph, error) {
 	mc := m.Config()
 	lambda, clip := cfg.Entropy, cfg.Clip
-	if cfg.PureImitation() {
-		lambda = 0 // the label tours are the target; no entropy bonus
+	if cfg.Imitate != "" {
+		lambda = 0 // the label tours are the target; no entropy bonus on them
 	}
 	fn := func(scope *model.Scope, in []*Node) []*Node {
-		nodeFeat, current, stepFeat, mask, chosen, valid, adv := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
-		ll, ent := models.ReplayLogLik(scope, mc, nodeFeat, current, stepFeat, mask, chosen, valid)
-		meanEnt := ReduceAllMean(ent)
-		loss := Neg(ReduceAllMean(Mul(adv, ll)))
+		loss, ent, ll := replayLoss(scope, mc, in[:7])
 		if lambda != 0 {
-			loss = Sub(loss, MulScalar(meanEnt, lambda))
+			loss = Sub(loss, MulScalar(ent, lambda))
+		}
+		if cfg.Imitate != "" && cfg.RLWeight > 0 {
+			// The label tours' mean NLL plus the weighted REINFORCE loss of
+			// the rollouts, in one gradient; entropy is the rollouts'.
+			rl, rlEnt, _ := replayLoss(scope, mc, in[7:14])
+			if cfg.Entropy != 0 {
+				rl = Sub(rl, MulScalar(rlEnt, cfg.Entropy))
+			}
+			loss, ent = Add(loss, MulScalar(rl, cfg.RLWeight)), rlEnt
 		}
 		norm := models.MinimizeGraph(scope, opt, loss, clip)
-		return []*Node{loss, meanEnt, ReduceAllMean(ll), norm}
+		return []*Node{loss, ent, ll, norm}
 	}
 	e, err := model.NewExec(m.Backend(), m.Store(), fn)
 	if err != nil {
 		return nil, fmt.Errorf("train step: %w", err)
 	}
 	return &stepGraph{exec: e, store: m.Store(), lr: math.NaN()}, nil
+}
+
+// replayLoss returns −mean(A·loglik), the mean entropy and the mean
+// log-likelihood of one replay batch's seven inputs (ReplayBatch.Tensors).
+func replayLoss(scope *model.Scope, mc features.Config, in []*Node) (loss, meanEnt, meanLL *Node) {
+	nodeFeat, current, stepFeat, mask, chosen, valid, adv := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
+	ll, ent := models.ReplayLogLik(scope, mc, nodeFeat, current, stepFeat, mask, chosen, valid)
+	return Neg(ReduceAllMean(Mul(adv, ll))), ReduceAllMean(ent), ReduceAllMean(ll)
 }
 
 // setLR writes lr into the optimiser's learning-rate variable when it
@@ -82,8 +96,9 @@ func (s *stepGraph) setLR(lr float64) error {
 	return nil
 }
 
-// run executes one update on rb with learning rate lr.
-func (s *stepGraph) run(rb *ReplayBatch, lr float64) (res StepResult, err error) {
+// run executes one update on the replay batches (the label tours, then
+// the rollouts in a mixed run) with learning rate lr.
+func (s *stepGraph) run(lr float64, rbs ...*ReplayBatch) (res StepResult, err error) {
 	if err := s.setLR(lr); err != nil {
 		return res, err
 	}
@@ -92,7 +107,10 @@ func (s *stepGraph) run(rb *ReplayBatch, lr float64) (res StepResult, err error)
 			err = fmt.Errorf("train step: %v", r)
 		}
 	}()
-	in := rb.Tensors()
+	var in []any
+	for _, rb := range rbs {
+		in = append(in, rb.Tensors()...)
+	}
 	start := time.Now()
 	out, err := s.exec.Exec(in...)
 	s.graph += time.Since(start)
@@ -107,10 +125,14 @@ func (s *stepGraph) run(rb *ReplayBatch, lr float64) (res StepResult, err error)
 	return StepResult{Loss: vals[0], Entropy: vals[1], LogLik: vals[2], GradNorm: vals[3]}, nil
 }
 
-// update runs the replay-and-update step on the filled replay batch with
-// learning rate lr; a non-finite loss or gradient stops the run.
+// update runs the replay-and-update step on the filled replay batches
+// with learning rate lr; a non-finite loss or gradient stops the run.
 func (t *Trainer) update(lr float64) (StepResult, error) {
-	res, err := t.step.run(t.rb, lr)
+	rbs := []*ReplayBatch{t.rb}
+	if t.rl != nil {
+		rbs = append(rbs, t.rl)
+	}
+	res, err := t.step.run(lr, rbs...)
 	if err != nil {
 		return res, fmt.Errorf("step %d: %w", t.done+1, err)
 	}

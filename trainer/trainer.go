@@ -80,6 +80,7 @@ type Trainer struct {
 	step   *stepGraph
 	dec    *lazymask.Decoder
 	rb     *ReplayBatch
+	rl     *ReplayBatch // the rollouts of a run that mixes REINFORCE into imitation
 	val    *ValSet
 	log    *MetricsLog
 	labels *datasets.Labels
@@ -189,6 +190,9 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 	}
 	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: lazymask.NewDecoder(),
 		rb: NewReplayBatch(cfg.replayBatch(), cfg.replaySamples(), cfg.Size), val: val, labels: labels}
+	if cfg.Imitate != "" && cfg.RLWeight > 0 {
+		t.rl = NewReplayBatch(cfg.Batch, cfg.Samples, cfg.Size)
+	}
 
 	t.pcg = rand.NewPCG(cfg.Seed, rngStream)
 	keep := -1
@@ -375,51 +379,23 @@ func (t *Trainer) Validate() (ValMetrics, error) {
 // iteration's record.
 func (t *Trainer) TrainStep() (Record, error) {
 	cfg := &t.cfg
-	if cfg.PureImitation() {
+	if cfg.Imitate != "" {
 		return t.imitateStep()
 	}
 	start := time.Now()
-	instSeed, rollSeed := t.rng.Uint64(), t.rng.Uint64()
-	var insts []*lazymask.Instance
-	var labelTours [][]lazymask.StepRecord
-	if t.labels != nil {
-		insts, labelTours = t.labelGuides()
-	} else {
-		gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: instSeed})
-		if err != nil {
-			return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
-		}
-		insts = make([]*lazymask.Instance, cfg.Batch)
-		for i := range insts {
-			insts[i], _ = gen.Next()
-		}
-	}
-	trajs, err := t.dec.Decode(t.policy, insts, cfg.Samples, lazymask.Config{
-		Lookahead: cfg.LookaheadKind(), Budget: cfg.Budget, Semantics: lazymask.Train, Seed: rollSeed, Record: true})
+	ro, err := t.rollout(t.rb)
 	if err != nil {
-		return Record{}, fmt.Errorf("step %d: rollout: %w", t.done+1, err)
+		return Record{}, err
 	}
-	rollout := time.Since(start)
-	rho := cfg.PenaltyAt(t.done)
-	st, err := Advantages(trajs, cfg.Samples, rho, cfg.NodePenalty, t.rb.Advantage)
-	if err != nil {
-		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
-	}
+	insts, trajs := ro.insts, ro.trajs
 	var gs GuideStats
 	if cfg.Guide > 0 {
 		adv := slices.Clone(t.rb.Advantage[:len(trajs)])
 		var guides [][]lazymask.StepRecord
-		if guides, gs, err = guideTours(insts, trajs, cfg.Samples, cfg, rollSeed); err != nil {
+		if guides, gs, err = guideTours(insts, trajs, cfg.Samples, cfg, ro.seed); err != nil {
 			return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
 		}
 		trajs = withGuides(trajs, guides, cfg.Samples, cfg.Guide, adv, t.rb.Advantage)
-	}
-	if labelTours != nil {
-		adv := slices.Clone(t.rb.Advantage[:len(trajs)])
-		for i := range adv {
-			adv[i] *= float32(cfg.RLWeight)
-		}
-		trajs = withGuides(trajs, labelTours, cfg.Samples, 1, adv, t.rb.Advantage)
 	}
 	if err := t.rb.Fill(insts, trajs); err != nil {
 		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
@@ -433,13 +409,54 @@ func (t *Trainer) TrainStep() (Record, error) {
 	t.done++
 	t.seen += int64(cfg.Batch)
 	t.wall += total.Seconds()
+	st := ro.stats
 	return Record{
 		Kind: KindTrain, Step: t.done, Loss: res.Loss, Reward: st.Reward, PenCost: st.PenCost, Length: st.Length,
 		Infeasible: st.Infeasible, Entropy: res.Entropy, GradNorm: res.GradNorm, Backtracks: st.Backtracks,
 		GuideCost: gs.Cost, GuideGain: gs.Gain, GuideShare: guideShare(gs, cfg),
-		LR: lr, Rho: rho, RolloutSec: rollout.Seconds(), ReplaySec: (total - rollout).Seconds(),
+		LR: lr, Rho: ro.rho, RolloutSec: ro.sec, ReplaySec: total.Seconds() - ro.sec,
 		InstPerSec: float64(cfg.Batch) / total.Seconds(),
 	}, nil
+}
+
+// rollouts is one REINFORCE batch: the generated instances, their
+// sampled trajectories and statistics, with the advantages written to the
+// replay batch it was made for.
+type rollouts struct {
+	insts []*lazymask.Instance
+	trajs []lazymask.Trajectory
+	stats RolloutStats
+	seed  uint64  // the rollout seed
+	rho   float64 // the violation penalty of the step
+	sec   float64 // wall time of generation, decoding and advantages
+}
+
+// rollout generates cfg.Batch seeded instances, decodes cfg.Samples
+// trajectories of each without gradients, and writes their shared-baseline
+// advantages into rb.Advantage.
+func (t *Trainer) rollout(rb *ReplayBatch) (rollouts, error) {
+	cfg := &t.cfg
+	start := time.Now()
+	instSeed, rollSeed := t.rng.Uint64(), t.rng.Uint64()
+	gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: instSeed})
+	if err != nil {
+		return rollouts{}, fmt.Errorf("step %d: %w", t.done+1, err)
+	}
+	insts := make([]*lazymask.Instance, cfg.Batch)
+	for i := range insts {
+		insts[i], _ = gen.Next()
+	}
+	trajs, err := t.dec.Decode(t.policy, insts, cfg.Samples, lazymask.Config{
+		Lookahead: cfg.LookaheadKind(), Budget: cfg.Budget, Semantics: lazymask.Train, Seed: rollSeed, Record: true})
+	if err != nil {
+		return rollouts{}, fmt.Errorf("step %d: rollout: %w", t.done+1, err)
+	}
+	rho := cfg.PenaltyAt(t.done)
+	st, err := Advantages(trajs, cfg.Samples, rho, cfg.NodePenalty, rb.Advantage)
+	if err != nil {
+		return rollouts{}, fmt.Errorf("step %d: %w", t.done+1, err)
+	}
+	return rollouts{insts: insts, trajs: trajs, stats: st, seed: rollSeed, rho: rho, sec: time.Since(start).Seconds()}, nil
 }
 
 // guideShare is the share of instances with a guide tour (0 without

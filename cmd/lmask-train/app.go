@@ -63,7 +63,7 @@ func trainFlags() []cli.Flag {
 		&cli.StringFlag{Name: "imitate", Usage: "label set folder (lmask-data label): train by imitating its tours, replayed under the LazyMask masks with no rollout"},
 		&cli.IntFlag{Name: "imitate-batch", Value: 256, Usage: "label tours per step (with --imitate)"},
 		&cli.IntFlag{Name: "imitate-limit", Usage: "labels read from the set (0: all)"},
-		&cli.Float64Flag{Name: "rl-weight", Usage: "with --imitate: > 0 makes each step REINFORCE on --batch label instances, advantages × this weight, plus each label tour at weight 1 (0: pure imitation)"},
+		&cli.Float64Flag{Name: "rl-weight", Usage: "with --imitate: > 0 adds this weight × the REINFORCE loss of --batch generated instances × --samples rollouts to each imitation update (0: pure imitation)"},
 		&cli.StringFlag{Name: "val", Usage: "validation set (Parquet instances file)"},
 		&cli.StringFlag{Name: "val-ref", Usage: "reference solutions of the validation set (Parquet), for the gap"},
 		&cli.IntFlag{Name: "val-every", Value: 100, Usage: "validate every K steps (0: only at the end)"},
