@@ -14,6 +14,7 @@ import (
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
 	"github.com/lmask/lmask/internal/cliapp"
+	"github.com/lmask/lmask/internal/modelpath"
 	"github.com/lmask/lmask/labels"
 	"github.com/lmask/lmask/lazymask"
 )
@@ -36,7 +37,7 @@ func init() {
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "generator seed of the set (chunk i draws from a seed derived from it and i)"},
 			&cli.IntFlag{Name: "count", Usage: "instances the set should hold (rounded up to whole chunks)"},
 			&cli.IntFlag{Name: "chunk", Value: 2000, Usage: "instances per chunk"},
-			&cli.StringFlag{Name: "model", Usage: "model folder whose greedy tours start the search (default: Random-L ×8 tours)"},
+			&cli.StringFlag{Name: "model", Usage: "model folder, or a shipped model's name, whose greedy tours start the search (default: Random-L ×8 tours)"},
 			&cli.IntFlag{Name: "aug", Value: 2, Usage: "dihedral transforms decoded per instance with --model"},
 			&cli.IntFlag{Name: "budget", Usage: "backtrack budget R of the decode", DefaultText: "the paper's R for problem, size and hardness"},
 			&cli.IntFlag{Name: "kicks", Value: 20, Usage: "local-search perturbations per instance"},
@@ -152,7 +153,11 @@ func newStarter(c *cli.Context, budget int) (labels.Starter, func(), error) {
 	if c.String("model") == "" {
 		return labels.RandomL{Samples: 8, Budget: budget, Seed: c.Uint64("seed"), Workers: c.Int("workers")}, func() {}, nil
 	}
-	e, err := engine.Open(c.String("model"), engine.Options{})
+	dir, err := modelpath.Resolve(c.String("model"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("label: flag --model: %w", err)
+	}
+	e, err := engine.Open(dir, engine.Options{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("label: flag --model: %w", err)
 	}

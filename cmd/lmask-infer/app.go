@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/lmask/lmask/infer"
 	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
+	"github.com/lmask/lmask/internal/modelpath"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/solve"
@@ -25,7 +27,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "model", Required: true, Usage: "model directory (encoder.onnx, decoder.onnx, config.json)"},
+			&cli.StringFlag{Name: "model", Required: true, Usage: "model directory (encoder.onnx, decoder.onnx, config.json), or a shipped model's name, e.g. tsptw50-hard (models/pretrained, or $LMASK_MODELS)"},
 			&cli.StringFlag{Name: "data", Required: true, Usage: "instances Parquet file"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "solutions Parquet file to write (atomically)"},
 			&cli.IntFlag{Name: "budget", Value: infer.DefaultBudget, DefaultText: "the paper's R for the data: TSPTW-50 easy/medium/hard 100/100/200, larger TSPTW 150/200/300, TSPDL 150; 200 where the hardness is unknown",
@@ -122,6 +124,12 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	case opt.ImproveShare > 0 && !opt.Improve:
 		return opt, "", cliapp.Usagef("--improve-share needs --improve")
 	}
+	// A model name that resolves to nothing is a missing input: a failure
+	// like a missing --data, reported after the usage checks of the outputs.
+	resolved, modelErr := modelpath.Resolve(opt.Model)
+	if modelErr == nil {
+		opt.Model = resolved
+	}
 	// Outputs: their folders must exist (checked before hours of solving),
 	// and none may overwrite an input or an output checked before it.
 	taken := []atomicfile.Input{{Flag: "data", Path: opt.Data}, {Flag: "reference", Path: opt.Reference}}
@@ -137,6 +145,9 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 			return opt, "", cliapp.Usage(err)
 		}
 		taken = append(taken, o)
+	}
+	if modelErr != nil {
+		return opt, "", fmt.Errorf("--model: %w", modelErr)
 	}
 	return opt, metrics, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,5 +182,50 @@ func TestInferCLI(t *testing.T) {
 	}
 	if len(sols) != 7 || sols[0].Instance != 7 || meta.Extra["lmask.shard"] != "1/3" || meta.Extra["lmask.shard_rows"] != "7:14" {
 		t.Errorf("%d rows from instance %d, metadata %v", len(sols), sols[0].Instance, meta.Extra)
+	}
+}
+
+// TestModelByName: --model takes a shipped model's name, found in
+// $LMASK_MODELS, and solves exactly as with the folder; an unknown name
+// is a failure that lists the shipped names.
+func TestModelByName(t *testing.T) {
+	needRuntime(t)
+	hub := t.TempDir()
+	abs, err := filepath.Abs(tinyTSPTW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(hub, "tsptw8-tiny")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LMASK_MODELS", hub)
+	data, _ := fixture(t, datasets.Easy, 6)
+	dir := t.TempDir()
+	byName, byDir := filepath.Join(dir, "name.parquet"), filepath.Join(dir, "dir.parquet")
+	if _, e, err := runCLI(t, "--model", "tsptw8-tiny", "--data", data, "--out", byName, "--aug", "2"); err != nil {
+		t.Fatalf("--model by name: %v\n%s", err, e)
+	}
+	if _, e, err := runCLI(t, "--model", tinyTSPTW, "--data", data, "--out", byDir, "--aug", "2"); err != nil {
+		t.Fatalf("--model by folder: %v\n%s", err, e)
+	}
+	a, _, err := datasets.ReadSolutions(byName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := datasets.ReadSolutions(byDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != 6 || len(b) != 6 {
+		t.Fatalf("%d and %d rows, want 6", len(a), len(b))
+	}
+	for i := range a {
+		if !slices.Equal(a[i].Tour, b[i].Tour) || a[i].Cost != b[i].Cost || a[i].Feasible != b[i].Feasible {
+			t.Errorf("row %d: by name %v (%v), by folder %v (%v)", i, a[i].Tour, a[i].Cost, b[i].Tour, b[i].Cost)
+		}
+	}
+	_, _, err = runCLI(t, "--model", "tsptw8-huge", "--data", data, "--out", filepath.Join(dir, "x.parquet"))
+	if cliapp.ExitCode(err) != cliapp.ExitFailure || err == nil || !strings.Contains(err.Error(), "shipped: tsptw8-tiny") {
+		t.Errorf("unknown model name: err = %v (exit %d), want a failure listing tsptw8-tiny", err, cliapp.ExitCode(err))
 	}
 }

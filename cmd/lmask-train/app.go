@@ -71,7 +71,7 @@ func trainFlags() []cli.Flag {
 		&cli.IntFlag{Name: "val-limit", Value: 256, Usage: "validation instances used (0: all)"},
 		&cli.IntFlag{Name: "checkpoint-every", Value: 100, Usage: "checkpoint every N steps (0: end and interrupt only)"},
 		&cli.BoolFlag{Name: "keep-best", Value: true, Usage: "write the weights of the best validation so far (fewest infeasible instances, then gap or length) to best.lmck in the run directory"},
-		&cli.StringFlag{Name: "init-from", Usage: "start a fresh run from the weights of a checkpoint (file or run directory) or of an exported model directory (e.g. models/pretrained/tsptw50-easy); same model sizes; new optimiser and schedule"},
+		&cli.StringFlag{Name: "init-from", Usage: "start a fresh run from the weights of a checkpoint (file or run directory) or of an exported model directory (e.g. models/pretrained/tsptw50-easy, or just tsptw50-easy); same model sizes; new optimiser and schedule"},
 		&cli.DurationFlag{Name: "time-limit", Usage: "stop this session after this wall time (e.g. 2h30m) with a checkpoint, as an interrupt would"},
 		&cli.BoolFlag{Name: "resume", Usage: "continue the run stored in --out (its configuration is kept; --steps and --backend may change)"},
 		&cli.StringFlag{Name: "backend", Value: "onnx", Usage: "onnx (ONNX Runtime CPU), go (pure Go) or xla:/path/pjrt_plugin.so (xla builds)"},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
+	"github.com/lmask/lmask/internal/modelpath"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -38,7 +39,11 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 	if out == "" {
 		return cliapp.Usagef("--out is required (the run directory)")
 	}
-	opt := trainer.Options{Dir: out, Resume: c.Bool("resume"), InitFrom: c.String("init-from"), ValRef: c.String("val-ref"), Log: stderr}
+	initFrom, err := modelpath.Resolve(c.String("init-from"))
+	if err != nil {
+		return fmt.Errorf("--init-from: %w", err)
+	}
+	opt := trainer.Options{Dir: out, Resume: c.Bool("resume"), InitFrom: initFrom, ValRef: c.String("val-ref"), Log: stderr}
 	var cfg trainer.Config
 	if opt.Resume {
 		if c.IsSet("steps") {
