@@ -97,10 +97,10 @@ bundled-data: build
     for h in easy medium hard; do ./bin/lmask-data generate --problem tsptw --size 50 --hardness $h --count 200 --seed 2026 --out datasets/bundled/tsptw50-$h-200.parquet; done
     for h in medium hard; do ./bin/lmask-data generate --problem tspdl --size 50 --hardness $h --count 200 --seed 2026 --out datasets/bundled/tspdl50-$h-200.parquet; done
 
-# Rewrite the stored regression solutions of every shipped model (on purpose only).
+# Rewrite the stored regression solutions of every shipped model (on purpose only): the network alone, no rescue, as the test solves.
 regression-update: build
     for f in models/pretrained/*/regression.json; do \
       d=$(dirname $f); \
       read data sols budget aug look batch < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["data"], r["solutions"], r["budget"], r["aug"], r["lookahead"], r["batch"])' $f); \
-      ./bin/lmask-infer --model $d --data $data --out $d/$sols --budget $budget --aug $aug --lookahead $look --batch $batch; \
+      ./bin/lmask-infer --model $d --data $data --out $d/$sols --budget $budget --aug $aug --lookahead $look --batch $batch --rescue-time 0; \
     done
