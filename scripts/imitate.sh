@@ -4,11 +4,12 @@
 # SET is <problem><size>-<hardness>, e.g. tsptw50-easy or tspdl50-hard. Every stage resumes where it stopped.
 #   1. grows the label set work/labels/SET to LABELS instances (lmask-data label: the start model's greedy ×2 tours,
 #      4 best starts + 30 kicks of local search);
-#   2. trains work/runs/SET-imitate for STEPS steps of 256 label tours from the start model's weights
+#   2. trains work/runs/SET-imitate for STEPS steps of 256 label tours (128 above n = 50) from the start model's weights
 #      (lmask-train --imitate --init-from), validating on 256 generated instances every 100 steps;
 #   3. ROUNDS times: relabels the set from the run's best network (keeping each instance's shorter tour), then trains
 #      STEPS more steps.
-# The start model is models/pretrained/SET (LMASK_START_MODEL=DIR overrides it). The exported network lands in
+# The start model is models/pretrained/SET, else the n = 50 one of its problem and hardness (LMASK_START_MODEL=DIR
+# overrides it). The exported network lands in
 # work/runs/SET-imitate/model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,10 @@ if [[ ! $set_name =~ ^(tsptw|tspdl)([0-9]+)-(easy|medium|hard)$ ]]; then
 fi
 p=${BASH_REMATCH[1]}; n=${BASH_REMATCH[2]}; h=${BASH_REMATCH[3]}
 start=${LMASK_START_MODEL:-models/pretrained/$set_name}
+# A size without a shipped model (e.g. tsptw100-medium) starts from the n = 50 model of its problem and hardness.
+[ -n "${LMASK_START_MODEL:-}" ] || [ -d "$start" ] || start=models/pretrained/${p}50-$h
+ibatch=256; lr=3e-4
+if [ "$n" -gt 50 ]; then ibatch=128; lr=1e-4; fi # longer tours: fewer a step, and the paper's n = 100 rate
 case $set_name in # the label seeds of the shipped networks; others from the name
   tsptw50-easy) seed=101;; tsptw50-medium) seed=102;; tspdl50-medium) seed=103;; tspdl50-hard) seed=104;;
   *) seed=$(( $(printf '%s' "$set_name" | cksum | cut -d' ' -f1) % 100000 ));;
@@ -44,7 +49,7 @@ train() { # train TOTAL_STEPS: start, or resume up to TOTAL_STEPS (never lowerin
     [ "$(run_step)" -lt "$1" ] && bin/lmask-train --out "$run" --resume --steps "$1"
   else
     bin/lmask-train --problem "$p" --size "$n" --hardness "$h" --out "$run" --init-from "$start" --imitate "$lab" \
-      --imitate-batch 256 --steps "$1" --milestones 1000000 --lr 3e-4 --layers 3 \
+      --imitate-batch "$ibatch" --steps "$1" --milestones 1000000 --lr "$lr" --layers 3 \
       --val "$val" --val-limit 256 --val-every 100 --checkpoint-every 50
   fi
   return 0
