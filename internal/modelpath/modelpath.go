@@ -21,7 +21,7 @@ func Resolve(arg string) (string, error) {
 	if arg == "" {
 		return "", nil
 	}
-	if _, err := os.Stat(arg); err == nil || strings.ContainsRune(arg, os.PathSeparator) || strings.Contains(arg, "/") {
+	if _, err := os.Stat(arg); err == nil || strings.ContainsAny(arg, "/"+string(os.PathSeparator)) {
 		return arg, nil
 	}
 	dirs := SearchDirs()
@@ -31,12 +31,11 @@ func Resolve(arg string) (string, error) {
 			return p, nil
 		}
 	}
-	names := Shipped(dirs)
 	if len(dirs) == 0 {
 		return "", fmt.Errorf("model %q: no such folder, and no models/pretrained folder to look it up in (set %s)", arg, EnvDir)
 	}
 	return "", fmt.Errorf("model %q: no such folder, and no shipped model of that name in %s (shipped: %s)",
-		arg, strings.Join(dirs, ", "), strings.Join(names, ", "))
+		arg, strings.Join(dirs, ", "), strings.Join(Shipped(dirs), ", "))
 }
 
 // SearchDirs lists the existing folders a model name is looked up in, in
