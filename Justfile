@@ -37,6 +37,10 @@ imitate set labels="10000" steps="3000" rounds="0":
 eval-paper limit="10000" *flags="":
     bash scripts/eval-paper.sh {{limit}} {{flags}}
 
+# The n = 100 models on 10,000 generated instances per set (the paper's n = 100 files are not published), mean objective against the paper's.
+eval-n100 limit="10000" *flags="":
+    bash scripts/eval-n100.sh {{limit}} {{flags}}
+
 # A TSPTW model (default: TSPTW-50 medium) on the Dumas benchmark n20–n80 (../shared), the paper's protocol.
 eval-dumas model="" *flags="":
     bash scripts/eval-dumas.sh "{{model}}" {{flags}}
@@ -96,6 +100,8 @@ lint:
 bundled-data: build
     for h in easy medium hard; do ./bin/lmask-data generate --problem tsptw --size 50 --hardness $h --count 200 --seed 2026 --out datasets/bundled/tsptw50-$h-200.parquet; done
     for h in medium hard; do ./bin/lmask-data generate --problem tspdl --size 50 --hardness $h --count 200 --seed 2026 --out datasets/bundled/tspdl50-$h-200.parquet; done
+    for h in easy medium hard; do ./bin/lmask-data generate --problem tsptw --size 100 --hardness $h --count 50 --seed 2026 --out datasets/bundled/tsptw100-$h-50.parquet; done
+    for h in medium hard; do ./bin/lmask-data generate --problem tspdl --size 100 --hardness $h --count 50 --seed 2026 --out datasets/bundled/tspdl100-$h-50.parquet; done
 
 # Rewrite the stored regression solutions of every shipped model (on purpose only): the network alone, no rescue, as the test solves.
 regression-update: build

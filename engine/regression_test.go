@@ -26,6 +26,21 @@ type Regression struct {
 	Lookahead string `json:"lookahead"`
 	Batch     int    `json:"batch"`
 	Floor     *Floor `json:"floor,omitempty"`
+	// GeneratedFloor serves sizes without a paper test set in ../shared (n = 100).
+	GeneratedFloor *GeneratedFloor `json:"generated_floor,omitempty"`
+}
+
+// GeneratedFloor bounds the mean objective and the instance infeasibility on
+// Count instances of the project's generator (the model's problem, size and
+// hardness; Seed), so it needs no file and runs everywhere.
+type GeneratedFloor struct {
+	Problem           string  `json:"problem"`
+	Size              int     `json:"size"`
+	Hardness          string  `json:"hardness"`
+	Seed              uint64  `json:"seed"`
+	Count             int     `json:"count"`
+	MaxInstInfeasible float64 `json:"max_inst_infeasible"` // fraction
+	MaxObj            float64 `json:"max_obj"`             // mean best length over the instances with a feasible tour
 }
 
 // Floor bounds the quality on the first Limit instances of a paper test set.
@@ -191,6 +206,55 @@ func TestShippedModels_PaperFloor(t *testing.T) {
 			}
 			if !(m.Gap <= f.MaxGap) {
 				t.Errorf("gap %.5f above the floor %.5f", m.Gap, f.MaxGap)
+			}
+		})
+	}
+}
+
+// TestShippedModels_GeneratedFloor checks the models without a paper test
+// set against the quality recorded for them on generated instances.
+func TestShippedModels_GeneratedFloor(t *testing.T) {
+	if err := engine.Available(); err != nil {
+		t.Skipf("onnxruntime not available (%v): set ONNXRUNTIME_SHARED_LIBRARY_PATH or run scripts/setup.sh", err)
+	}
+	_, dirs, regs := shippedModels(t)
+	for i, dir := range dirs {
+		r := regs[i]
+		if r.GeneratedFloor == nil {
+			continue
+		}
+		f := *r.GeneratedFloor
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			p, err := lazymask.ParseProblem(f.Problem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			insts, _, err := datasets.Generate(datasets.GenConfig{Problem: p, N: f.Size, Hardness: f.Hardness, Seed: f.Seed}, f.Count)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := solveShipped(t, dir, r, insts)
+			var sols []datasets.Solution
+			for k, s := range got {
+				if s.Best.Nodes != nil {
+					sol, err := datasets.Checked(insts[k], int64(k), s.Best.Nodes, "lmask")
+					if err != nil {
+						t.Fatal(err)
+					}
+					sols = append(sols, sol)
+				}
+			}
+			m, err := datasets.Evaluate(insts, sols, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s on %d generated %s-%d %s (seed %d): inst. infeasible %.2f%%, objective %.4f",
+				filepath.Base(dir), f.Count, f.Problem, f.Size, f.Hardness, f.Seed, 100*m.InstInfeasible, m.Obj)
+			if m.InstInfeasible > f.MaxInstInfeasible+1e-12 {
+				t.Errorf("instance infeasibility %.4f above the floor %.4f", m.InstInfeasible, f.MaxInstInfeasible)
+			}
+			if !(m.Obj <= f.MaxObj) {
+				t.Errorf("objective %.5f above the floor %.5f", m.Obj, f.MaxObj)
 			}
 		})
 	}

@@ -4,7 +4,7 @@
 # SET is <problem><size>-<hardness>, e.g. tsptw50-easy or tspdl50-hard. Every stage resumes where it stopped.
 #   1. grows the label set work/labels/SET to LABELS instances (lmask-data label: the start model's greedy ×2 tours,
 #      4 best starts + 30 kicks of local search);
-#   2. trains work/runs/SET-imitate for STEPS steps of 256 label tours (128 above n = 50) from the start model's weights
+#   2. trains work/runs/SET-imitate for STEPS steps of 256 label tours (128 above n = 50; lr 3e-4) from the start model's weights
 #      (lmask-train --imitate --init-from), validating on 256 generated instances every 100 steps;
 #   3. ROUNDS times: relabels the set from the run's best network (keeping each instance's shorter tour), then trains
 #      STEPS more steps.
@@ -22,10 +22,12 @@ p=${BASH_REMATCH[1]}; n=${BASH_REMATCH[2]}; h=${BASH_REMATCH[3]}
 start=${LMASK_START_MODEL:-models/pretrained/$set_name}
 # A size without a shipped model (e.g. tsptw100-medium) starts from the n = 50 model of its problem and hardness.
 [ -n "${LMASK_START_MODEL:-}" ] || [ -d "$start" ] || start=models/pretrained/${p}50-$h
-ibatch=256; lr=3e-4
-if [ "$n" -gt 50 ]; then ibatch=128; lr=1e-4; fi # longer tours: fewer a step, and the paper's n = 100 rate
+ibatch=256; chunk=2000
+if [ "$n" -gt 50 ]; then ibatch=128; chunk=500; fi # longer tours: fewer a step
 case $set_name in # the label seeds of the shipped networks; others from the name
   tsptw50-easy) seed=101;; tsptw50-medium) seed=102;; tspdl50-medium) seed=103;; tspdl50-hard) seed=104;;
+  tsptw100-medium) seed=201;; tsptw100-easy) seed=202;; tsptw100-hard) seed=203;; tspdl100-medium) seed=204;;
+  tspdl100-hard) seed=205;;
   *) seed=$(( $(printf '%s' "$set_name" | cksum | cut -d' ' -f1) % 100000 ));;
 esac
 mkdir -p bin work/labels work/runs work/val
@@ -34,7 +36,7 @@ val=work/val/$set_name.parquet
 [ -f "$val" ] || bin/lmask-data generate --problem "$p" --size "$n" --hardness "$h" --count 1000 --seed 9001 --out "$val" >/dev/null
 lab=work/labels/$set_name run=work/runs/$set_name-imitate
 bin/lmask-data label --dir "$lab" --problem "$p" --size "$n" --hardness "$h" --seed "$seed" --count "$labels" \
-  --chunk 2000 --model "$start" --aug 2 --kicks 30 --starts 4
+  --chunk "$chunk" --model "$start" --aug 2 --kicks 30 --starts 4
 # run_step: the last completed step of the run (0 before it starts).
 run_step() {
   [ -f "$run/metrics.jsonl" ] || { echo 0; return; }
@@ -49,7 +51,7 @@ train() { # train TOTAL_STEPS: start, or resume up to TOTAL_STEPS (never lowerin
     [ "$(run_step)" -lt "$1" ] && bin/lmask-train --out "$run" --resume --steps "$1"
   else
     bin/lmask-train --problem "$p" --size "$n" --hardness "$h" --out "$run" --init-from "$start" --imitate "$lab" \
-      --imitate-batch "$ibatch" --steps "$1" --milestones 1000000 --lr "$lr" --layers 3 \
+      --imitate-batch "$ibatch" --steps "$1" --milestones 1000000 --lr 3e-4 --layers 3 \
       --val "$val" --val-limit 256 --val-every 100 --checkpoint-every 50
   fi
   return 0
@@ -59,7 +61,7 @@ for r in $(seq 1 "$rounds"); do
   if [ "$(rounds_done)" -lt "$r" ]; then # an interrupted round continues (labels.json keeps it pending)
     bin/lmask-train export --checkpoint "$run/best.lmck" --out "$run/round-$r" --force
     bin/lmask-data label --dir "$lab" --problem "$p" --size "$n" --hardness "$h" --seed "$seed" --count "$labels" \
-      --chunk 2000 --model "$run/round-$r" --aug 2 --kicks 30 --starts 4 --relabel
+      --chunk "$chunk" --model "$run/round-$r" --aug 2 --kicks 30 --starts 4 --relabel
   fi
   train $(( steps * (r + 1) ))
 done

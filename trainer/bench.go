@@ -173,7 +173,7 @@ func benchImitation(bc BenchConfig, backend string, row *BenchRow, log io.Writer
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cfg.Imitate, cfg.ImitateBatch, cfg.RLWeight = filepath.Join(dir, "labels"), bc.ImitateBatch, 0
+	cfg.Imitate, cfg.ImitateBatch, cfg.RLWeight, cfg.Dagger = filepath.Join(dir, "labels"), bc.ImitateBatch, 0, 0
 	if err := scratchLabels(cfg.Imitate, &cfg, bc.ImitateBatch); err != nil {
 		return err
 	}

@@ -76,6 +76,19 @@ type Config struct {
 	ImitateBatch int     `json:"imitate_batch,omitempty"`
 	ImitateLimit int     `json:"imitate_limit,omitempty"`
 	RLWeight     float64 `json:"rl_mix,omitempty"`
+	// Dagger > 0 adds, to each imitation update, Dagger times the mean
+	// negative log-likelihood of expert choices in states the network
+	// reaches itself: the first Batch labels of the step are decoded with
+	// Samples sampled trajectories each (test semantics, the paper's
+	// budget), and every kept step, including those after a backtrack, is
+	// scored against the expert, the first node of the label tour that the
+	// step's mask allows. It excludes RLWeight (both use the second batch).
+	// DaggerFailed instead decodes all ImitateBatch labels of the step
+	// greedily (the states evaluation visits) and keeps only the decodes
+	// that end without a feasible tour, up to Batch of them, one row each:
+	// the states where the network gets stuck.
+	Dagger       float64 `json:"dagger,omitempty"`
+	DaggerFailed bool    `json:"dagger_failed,omitempty"`
 	// ImitateLabels is the number of labels the run's epochs go over, and
 	// ImitateBase the step from which they do (set by the trainer; a
 	// resumed run over a changed label set starts new epochs there).
@@ -167,7 +180,11 @@ func (c *Config) replaySamples() int {
 }
 
 // PureImitation reports whether steps replay label tours only (no rollout).
-func (c *Config) PureImitation() bool { return c.Imitate != "" && c.RLWeight == 0 }
+func (c *Config) PureImitation() bool { return c.Imitate != "" && c.RLWeight == 0 && c.Dagger == 0 }
+
+// secondBatch reports whether an imitation update also replays a second
+// batch (REINFORCE rollouts or DAgger states).
+func (c *Config) secondBatch() bool { return c.Imitate != "" && (c.RLWeight > 0 || c.Dagger > 0) }
 
 // replayBatch is the number of instances per replay batch.
 func (c *Config) replayBatch() int {
@@ -270,6 +287,16 @@ func (c *Config) Validate() error {
 		return bad("rl_weight", c.RLWeight, "must be ≥ 0 and finite")
 	case c.RLWeight > 0 && c.Imitate == "":
 		return bad("rl_weight", c.RLWeight, "mixes REINFORCE with imitation: needs a label set (imitate)")
+	case c.Dagger < 0 || math.IsNaN(c.Dagger) || math.IsInf(c.Dagger, 0):
+		return bad("dagger", c.Dagger, "must be ≥ 0 and finite")
+	case c.Dagger > 0 && c.Imitate == "":
+		return bad("dagger", c.Dagger, "scores the network's own states against label tours: needs a label set (imitate)")
+	case c.Dagger > 0 && c.RLWeight > 0:
+		return bad("dagger", c.Dagger, "excludes rl_weight: choose one of the two mixes")
+	case c.DaggerFailed && c.Dagger == 0:
+		return bad("dagger_failed", c.DaggerFailed, "selects the DAgger states: needs dagger > 0")
+	case c.Dagger > 0 && c.Batch > c.ImitateBatch:
+		return bad("batch", c.Batch, fmt.Sprintf("with dagger the first batch labels of a step are decoded: must be ≤ imitate_batch (%d)", c.ImitateBatch))
 	case c.ValEvery < 0:
 		return bad("val_every", c.ValEvery, "must be ≥ 0")
 	case c.ValBudget < lazymask.Unlimited:

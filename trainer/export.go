@@ -115,9 +115,14 @@ func ModelCard(st State) []byte {
 	if c.Imitate != "" {
 		lab := fmt.Sprintf("label set %s (lmask-data label; its labels.json names the generator seed and the search), %d labels",
 			filepath.Base(filepath.Clean(c.Imitate)), c.ImitateLabels)
-		if c.PureImitation() {
+		switch {
+		case c.PureImitation():
 			row("imitation", fmt.Sprintf("%s; %d label tours per step, each under a random dihedral transform, replayed under the LazyMask masks; loss: their mean negative log-likelihood, no rollout", lab, c.ImitateBatch))
-		} else {
+		case c.DaggerFailed:
+			row("imitation", fmt.Sprintf("%s; %d label tours per step, as above, plus %g × the mean negative log-likelihood of the label's next allowed node in the states of the step's greedy decodes that end without a feasible tour (DAgger on failures, up to %d a step) in the same update", lab, c.ImitateBatch, c.Dagger, c.Batch))
+		case c.Dagger > 0:
+			row("imitation", fmt.Sprintf("%s; %d label tours per step, as above, plus %g × the mean negative log-likelihood of the label's next allowed node in the states of %d of them × %d sampled decodes (DAgger) in the same update", lab, c.ImitateBatch, c.Dagger, c.Batch, c.Samples))
+		default:
 			row("imitation", fmt.Sprintf("%s; %d label tours per step, as above, plus %g × the REINFORCE loss (entropy %g) of %d generated instances × %d samples in the same update", lab, c.ImitateBatch, c.RLWeight, c.Entropy, c.Batch, c.Samples))
 		}
 		row("tours seen", st.InstancesSeen)

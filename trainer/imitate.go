@@ -122,7 +122,19 @@ func (t *Trainer) imitateStep() (Record, error) {
 		return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
 	}
 	var ro rollouts
-	if t.rl != nil {
+	var dg daggerStats
+	switch {
+	case cfg.Dagger > 0:
+		var err error
+		if cfg.DaggerFailed {
+			dg, err = t.daggerFailed(insts, idx)
+		} else {
+			dg, err = t.daggerStates(insts[:cfg.Batch], idx[:cfg.Batch])
+		}
+		if err != nil {
+			return Record{}, err
+		}
+	case t.rl != nil:
 		var err error
 		if ro, err = t.rollout(t.rl); err != nil {
 			return Record{}, err
@@ -148,13 +160,135 @@ func (t *Trainer) imitateStep() (Record, error) {
 		RolloutSec: prep.Seconds(), ReplaySec: (total - prep).Seconds(),
 		InstPerSec: float64(used) / total.Seconds(),
 	}
-	if t.rl != nil {
+	switch {
+	case cfg.Dagger > 0:
+		rec.Infeasible, rec.Backtracks, rec.Agree, rec.Entropy = dg.infeasible, dg.backtracks, dg.agree, res.Entropy
+	case t.rl != nil:
 		// Length stays the labels'; the rollouts report reward, infeasibility
 		// and entropy.
 		st := ro.stats
 		rec.Reward, rec.PenCost, rec.Infeasible, rec.Backtracks, rec.Entropy, rec.Rho = st.Reward, st.PenCost, st.Infeasible, st.Backtracks, res.Entropy, ro.rho
 	}
 	return rec, nil
+}
+
+// daggerStats describe one step's DAgger decodes.
+type daggerStats struct {
+	infeasible float64 // share of the decodes without a feasible tour
+	backtracks float64 // mean backtracks per decode
+	agree      float64 // share of kept steps whose choice was the expert's
+}
+
+// daggerStates decodes Samples sampled trajectories of each given label
+// instance (already under its step's transform) with the current network,
+// relabels every kept step with the expert's choice (labelExpert) and fills
+// the second replay batch with them at advantage 1, so its loss is their
+// mean negative log-likelihood. Failed decodes count too: their kept steps
+// are the states the network gets stuck in.
+func (t *Trainer) daggerStates(insts []*lazymask.Instance, idx []int) (daggerStats, error) {
+	cfg := &t.cfg
+	seed := t.rng.Uint64()
+	trajs, err := t.dec.Decode(t.policy, insts, cfg.Samples, lazymask.Config{
+		Lookahead: cfg.LookaheadKind(), Budget: cfg.ValBudget, Semantics: lazymask.Test, Seed: seed, Record: true})
+	if err != nil {
+		return daggerStats{}, fmt.Errorf("step %d: dagger decode: %w", t.done+1, err)
+	}
+	var st daggerStats
+	steps, agree := 0, 0
+	for i := range trajs {
+		tr := &trajs[i]
+		tour := t.labels.Tours[idx[tr.Inst]]
+		for k := range tr.Steps {
+			e := labelExpert(tour, tr.Steps[k].Mask)
+			if e == tr.Steps[k].Chosen {
+				agree++
+			}
+			tr.Steps[k].Chosen = e
+		}
+		steps += len(tr.Steps)
+		t.rl.Advantage[i] = 1
+		if !tr.Feasible {
+			st.infeasible++
+		}
+		st.backtracks += float64(tr.Backtracks)
+	}
+	if err := t.rl.Fill(insts, trajs); err != nil {
+		return daggerStats{}, fmt.Errorf("step %d: dagger: %w", t.done+1, err)
+	}
+	st.infeasible /= float64(len(trajs))
+	st.backtracks /= float64(len(trajs))
+	if steps > 0 {
+		st.agree = float64(agree) / float64(steps)
+	}
+	return st, nil
+}
+
+// daggerFailed decodes every label instance of the step greedily (already
+// under its transform), and fills the second batch with the decodes that
+// end without a feasible tour, up to Batch of them at advantage 1 (the rest
+// padding), each kept step relabelled with the expert's choice. The term
+// thus shrinks as the network fails less. Its stats cover all the decodes.
+func (t *Trainer) daggerFailed(insts []*lazymask.Instance, idx []int) (daggerStats, error) {
+	cfg := &t.cfg
+	trajs, err := t.dec.Decode(t.policy, insts, 1, lazymask.Config{
+		Lookahead: cfg.LookaheadKind(), Budget: cfg.ValBudget, Semantics: lazymask.Test, Greedy: true, Record: true})
+	if err != nil {
+		return daggerStats{}, fmt.Errorf("step %d: dagger decode: %w", t.done+1, err)
+	}
+	var st daggerStats
+	keep := make([]*lazymask.Instance, cfg.Batch)
+	rows := make([]lazymask.Trajectory, cfg.Batch)
+	used, steps, agree := 0, 0, 0
+	for i := range trajs {
+		tr := &trajs[i]
+		st.backtracks += float64(tr.Backtracks)
+		if tr.Feasible {
+			continue
+		}
+		st.infeasible++
+		if used == cfg.Batch {
+			continue
+		}
+		tour := t.labels.Tours[idx[tr.Inst]]
+		for k := range tr.Steps {
+			e := labelExpert(tour, tr.Steps[k].Mask)
+			if e == tr.Steps[k].Chosen {
+				agree++
+			}
+			tr.Steps[k].Chosen = e
+		}
+		steps += len(tr.Steps)
+		keep[used], rows[used] = insts[tr.Inst], lazymask.Trajectory{Inst: used, Steps: tr.Steps}
+		t.rl.Advantage[used] = 1
+		used++
+	}
+	for i := used; i < cfg.Batch; i++ { // padding: any instance, no step, zero advantage
+		keep[i], rows[i] = insts[0], lazymask.Trajectory{Inst: i}
+		t.rl.Advantage[i] = 0
+	}
+	if err := t.rl.Fill(keep, rows); err != nil {
+		return daggerStats{}, fmt.Errorf("step %d: dagger: %w", t.done+1, err)
+	}
+	st.infeasible /= float64(len(trajs))
+	st.backtracks /= float64(len(trajs))
+	if steps > 0 {
+		st.agree = float64(agree) / float64(steps)
+	}
+	return st, nil
+}
+
+// labelExpert is DAgger's expert for a state of the network's own decode:
+// the first node of the label tour (depot first, which the mask never
+// allows) that the state's candidate set allows. After a deviation it
+// returns to the label's order with the nodes the network has not yet
+// visited; where the label's next node is allowed it is that node.
+func labelExpert(tour []int, mask []bool) int {
+	for _, v := range tour[1:] {
+		if mask[v] {
+			return v
+		}
+	}
+	return -1 // no candidate: Fill reports it (a recorded step always has one)
 }
 
 // labelsFit checks that a label set was made for the run's problem and

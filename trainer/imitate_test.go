@@ -356,3 +356,173 @@ func TestSelfImprovementRound(t *testing.T) {
 		t.Fatalf("second stage ended at step %d, want 40", c.Step())
 	}
 }
+
+func TestLabelExpert(t *testing.T) {
+	tour := []int{0, 3, 1, 2, 4}
+	allow := func(nodes ...int) []bool {
+		m := make([]bool, 5)
+		for _, v := range nodes {
+			m[v] = true
+		}
+		return m
+	}
+	for _, c := range []struct {
+		mask []bool
+		want int
+	}{
+		{allow(1, 2, 3, 4), 3}, // on the label's path: its next node
+		{allow(1, 4), 1},       // 3 visited: back to the label's order
+		{allow(2, 4), 2},
+		{allow(4), 4},
+		{allow(0), -1}, // the depot is never the expert's choice
+		{allow(), -1},
+	} {
+		if got := labelExpert(tour, c.mask); got != c.want {
+			t.Errorf("mask %v: expert %d, want %d", c.mask, got, c.want)
+		}
+	}
+}
+
+// TestImitate_Dagger: the second batch holds the network's own decodes of
+// the step's first labels, every kept step relabelled with the label's
+// first allowed node, and the loss is the labels' NLL plus w × theirs.
+func TestImitate_Dagger(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "labels")
+	tinyLabels(t, dir, 24, 0)
+	first := func(w float64) (*Trainer, Record) {
+		cfg := imitateConfig(t, dir, 2)
+		cfg.Dagger, cfg.Batch, cfg.Samples = w, 4, 3
+		tr, err := New(cfg, Options{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := tr.TrainStep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr, rec
+	}
+	tr, half := first(0.5)
+	if tr.rl == nil || tr.rl.B != 4 || tr.rl.P != 3 {
+		t.Fatalf("second batch %v; want 4 label instances × 3 decodes", tr.rl)
+	}
+	idx, _ := tr.picker.pick(0, tr.cfg.ImitateBatch)
+	n, steps := tr.rl.N, tr.rl.T
+	rows, deviated := 0, false
+	for i := 0; i < tr.rl.B*tr.rl.P; i++ {
+		tour := tr.labels.Tours[idx[i/tr.rl.P]]
+		for k := 0; k < steps; k++ {
+			row := i*steps + k
+			if tr.rl.Valid[row] == 0 {
+				continue
+			}
+			rows++
+			mask := tr.rl.Mask[row*n : (row+1)*n]
+			if got, want := int(tr.rl.Chosen[row]), labelExpert(tour, mask); got != want {
+				t.Fatalf("decode %d step %d: target %d, want the expert's %d", i, k, got, want)
+			}
+			if int(tr.rl.Current[row]) != tour[k] {
+				deviated = true // the state is the network's own, off the label's path
+			}
+		}
+	}
+	if rows == 0 || !deviated {
+		t.Fatalf("%d DAgger steps, off the label's path: %v; want the network's own states", rows, deviated)
+	}
+	if !(half.Agree > 0 && half.Agree < 1) || half.Infeasible < 0 || half.Infeasible > 1 || half.StepNLL <= 0 {
+		t.Errorf("record: agree %v, infeasible %v, step NLL %v", half.Agree, half.Infeasible, half.StepNLL)
+	}
+	_, full := first(1)
+	_, none := first(0)
+	if got, want := 2*half.Loss, full.Loss+none.Loss; math.Abs(got-want) > 1e-4*math.Max(1, math.Abs(want)) {
+		t.Errorf("2·L(0.5) = %v, L(1) + L(0) = %v: the loss is not the labels' NLL plus w × the DAgger NLL", got, want)
+	}
+	if !(full.Loss > none.Loss) {
+		t.Errorf("the DAgger term (a negative log-likelihood) does not raise the loss: L(1) %v, L(0) %v", full.Loss, none.Loss)
+	}
+
+	cfg := imitateConfig(t, dir, 2)
+	cfg.Dagger, cfg.RLWeight = 1, 0.3
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "dagger") {
+		t.Errorf("dagger with rl_weight: error %v, want one naming dagger", err)
+	}
+	cfg.RLWeight, cfg.Batch = 0, cfg.ImitateBatch+1
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "batch") {
+		t.Errorf("dagger with batch > imitate_batch: error %v, want one naming batch", err)
+	}
+}
+
+// TestImitate_DaggerFailed: only greedy decodes without a feasible tour
+// fill the second batch, one row each, relabelled by the expert.
+func TestImitate_DaggerFailed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "labels")
+	tinyLabels(t, dir, 24, 0)
+	cfg := imitateConfig(t, dir, 2)
+	cfg.Dagger, cfg.DaggerFailed, cfg.Batch, cfg.Budget, cfg.ValBudget = 1, true, 16, 0, 0 // no backtracking: greedy decodes fail often
+	tr, err := New(cfg, Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The step's greedy decodes, done here first with the same weights.
+	idx, aug := tr.picker.pick(0, cfg.ImitateBatch)
+	insts := make([]*lazymask.Instance, len(idx))
+	for i := range idx {
+		insts[i] = lazymask.Augment(tr.labels.Insts[idx[i]], aug[i])
+	}
+	trajs, err := tr.dec.Decode(tr.policy, insts, 1, lazymask.Config{Lookahead: cfg.LookaheadKind(), Budget: 0, Greedy: true, Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []lazymask.Trajectory
+	for _, tj := range trajs {
+		if !tj.Feasible {
+			failed = append(failed, tj)
+		}
+	}
+	if len(failed) == 0 {
+		t.Fatal("no greedy decode failed: the test needs some")
+	}
+	rec, err := tr.TrainStep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.rl.B != 16 || tr.rl.P != 1 {
+		t.Fatalf("second batch %d×%d, want 16×1", tr.rl.B, tr.rl.P)
+	}
+	if got, want := rec.Infeasible, float64(len(failed))/float64(len(idx)); math.Abs(got-want) > 1e-12 {
+		t.Errorf("record infeasible %v, want %v", got, want)
+	}
+	steps := tr.rl.T
+	for i := 0; i < tr.rl.B; i++ {
+		if i >= len(failed) {
+			if tr.rl.Advantage[i] != 0 || tr.rl.Valid[i*steps] != 0 {
+				t.Fatalf("padding row %d: advantage %v, valid %v", i, tr.rl.Advantage[i], tr.rl.Valid[i*steps])
+			}
+			continue
+		}
+		f := failed[i]
+		tour := tr.labels.Tours[idx[f.Inst]]
+		if tr.rl.Advantage[i] != 1 {
+			t.Fatalf("row %d: advantage %v, want 1", i, tr.rl.Advantage[i])
+		}
+		for k := 0; k < steps; k++ {
+			row := i*steps + k
+			if k >= len(f.Steps) {
+				if tr.rl.Valid[row] != 0 {
+					t.Fatalf("row %d step %d: valid past the decode's %d steps", i, k, len(f.Steps))
+				}
+				continue
+			}
+			if int(tr.rl.Current[row]) != f.Steps[k].Current {
+				t.Fatalf("row %d step %d: current %d, the failed decode's %d", i, k, tr.rl.Current[row], f.Steps[k].Current)
+			}
+			if got, want := int(tr.rl.Chosen[row]), labelExpert(tour, f.Steps[k].Mask); got != want {
+				t.Fatalf("row %d step %d: target %d, want the expert's %d", i, k, got, want)
+			}
+		}
+	}
+	cfg.Dagger = 0
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "dagger_failed") {
+		t.Errorf("dagger_failed without dagger: error %v, want one naming dagger_failed", err)
+	}
+}

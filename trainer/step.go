@@ -55,6 +55,12 @@ func newStepGraphWith(m *models.Model, cfg Config, opt optimizer.Interface) (*st
 		if lambda != 0 {
 			loss = Sub(loss, MulScalar(ent, lambda))
 		}
+		if cfg.Imitate != "" && cfg.Dagger > 0 {
+			// The label tours' mean NLL plus the weighted mean NLL of the
+			// expert's choices in the network's own states; no entropy.
+			dg, dgEnt, _ := replayLoss(scope, mc, in[7:14])
+			loss, ent = Add(loss, MulScalar(dg, cfg.Dagger)), dgEnt
+		}
 		if cfg.Imitate != "" && cfg.RLWeight > 0 {
 			// The label tours' mean NLL plus the weighted REINFORCE loss of
 			// the rollouts, in one gradient; entropy is the rollouts'.

@@ -190,7 +190,10 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 	}
 	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: lazymask.NewDecoder(),
 		rb: NewReplayBatch(cfg.replayBatch(), cfg.replaySamples(), cfg.Size), val: val, labels: labels}
-	if cfg.Imitate != "" && cfg.RLWeight > 0 {
+	switch {
+	case cfg.DaggerFailed:
+		t.rl = NewReplayBatch(cfg.Batch, 1, cfg.Size)
+	case cfg.secondBatch():
 		t.rl = NewReplayBatch(cfg.Batch, cfg.Samples, cfg.Size)
 	}
 

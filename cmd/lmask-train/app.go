@@ -64,6 +64,8 @@ func trainFlags() []cli.Flag {
 		&cli.IntFlag{Name: "imitate-batch", Value: 256, Usage: "label tours per step (with --imitate)"},
 		&cli.IntFlag{Name: "imitate-limit", Usage: "labels read from the set (0: all)"},
 		&cli.Float64Flag{Name: "rl-weight", Usage: "with --imitate: > 0 adds this weight × the REINFORCE loss of --batch generated instances × --samples rollouts to each imitation update (0: pure imitation)"},
+		&cli.Float64Flag{Name: "dagger", Usage: "with --imitate: > 0 adds this weight × the NLL of the label's next allowed node in the states of --samples sampled decodes of --batch of each step's labels (0: off)"},
+		&cli.BoolFlag{Name: "dagger-failed", Usage: "with --dagger: decode each step's labels greedily and learn only from the decodes without a feasible tour (up to --batch)"},
 		&cli.StringFlag{Name: "val", Usage: "validation set (Parquet instances file)"},
 		&cli.StringFlag{Name: "val-ref", Usage: "reference solutions of the validation set (Parquet), for the gap"},
 		&cli.IntFlag{Name: "val-every", Value: 100, Usage: "validate every K steps (0: only at the end)"},
@@ -129,8 +131,9 @@ func configFromFlags(c *cli.Context) (trainer.Config, error) {
 			return cfg, fmt.Errorf("--imitate: %w", err)
 		}
 		cfg.Imitate, cfg.ImitateBatch, cfg.ImitateLimit = abs, c.Int("imitate-batch"), c.Int("imitate-limit")
-		cfg.RLWeight = c.Float64("rl-weight")
 	}
+	// Read outside the block, so the config check refuses them without --imitate.
+	cfg.RLWeight, cfg.Dagger, cfg.DaggerFailed = c.Float64("rl-weight"), c.Float64("dagger"), c.Bool("dagger-failed")
 	if v := c.String("val"); v != "" {
 		abs, err := filepath.Abs(v)
 		if err != nil {
