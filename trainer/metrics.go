@@ -37,11 +37,11 @@ type Record struct {
 	Entropy    float64 `json:"entropy,omitempty"`
 	// Imitation: mean log-likelihood of a label tour, and the mean
 	// cross-entropy per step of it.
-	LogLik     float64 `json:"loglik,omitempty"`
-	StepNLL    float64 `json:"step_nll,omitempty"`
-	GradNorm   float64 `json:"grad_norm,omitempty"`
+	LogLik   float64 `json:"loglik,omitempty"`
+	StepNLL  float64 `json:"step_nll,omitempty"`
+	GradNorm float64 `json:"grad_norm,omitempty"`
 	// DAgger: share of the network's own steps that chose the expert's node.
-	Agree float64 `json:"agree,omitempty"`
+	Agree      float64 `json:"agree,omitempty"`
 	Backtracks float64 `json:"backtracks,omitempty"`
 	// Local-search guidance: mean guide-tour length, mean relative gain
 	// over the best sample, share of instances with a guide tour.
