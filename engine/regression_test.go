@@ -94,6 +94,23 @@ func solveShipped(t *testing.T, dir string, r Regression, insts []*lazymask.Inst
 	return got
 }
 
+// checkedBest returns each instance's best tour as a solution row whose
+// verdict comes from the checker (none where the solve found no tour).
+func checkedBest(t *testing.T, insts []*lazymask.Instance, got []engine.Solution) []datasets.Solution {
+	t.Helper()
+	var sols []datasets.Solution
+	for k, s := range got {
+		if s.Best.Nodes != nil {
+			sol, err := datasets.Checked(insts[k], int64(k), s.Best.Nodes, "lmask")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sols = append(sols, sol)
+		}
+	}
+	return sols
+}
+
 func solveOpts(r Regression) (engine.SolveOptions, error) {
 	look, err := lazymask.ParseLookahead(r.Lookahead)
 	if err != nil {
@@ -179,17 +196,7 @@ func TestShippedModels_PaperFloor(t *testing.T) {
 				t.Fatal(err)
 			}
 			insts := ds.Instances[:f.Limit]
-			got := solveShipped(t, dir, r, insts)
-			var sols []datasets.Solution
-			for k, s := range got {
-				if s.Best.Nodes != nil {
-					sol, err := datasets.Checked(insts[k], int64(k), s.Best.Nodes, "lmask")
-					if err != nil {
-						t.Fatal(err)
-					}
-					sols = append(sols, sol)
-				}
-			}
+			sols := checkedBest(t, insts, solveShipped(t, dir, r, insts))
 			var rs []datasets.Solution
 			for _, s := range refs {
 				if s.Instance < int64(f.Limit) {
@@ -233,17 +240,7 @@ func TestShippedModels_GeneratedFloor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := solveShipped(t, dir, r, insts)
-			var sols []datasets.Solution
-			for k, s := range got {
-				if s.Best.Nodes != nil {
-					sol, err := datasets.Checked(insts[k], int64(k), s.Best.Nodes, "lmask")
-					if err != nil {
-						t.Fatal(err)
-					}
-					sols = append(sols, sol)
-				}
-			}
+			sols := checkedBest(t, insts, solveShipped(t, dir, r, insts))
 			m, err := datasets.Evaluate(insts, sols, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -176,7 +176,53 @@ func (t *Trainer) imitateStep() (Record, error) {
 type daggerStats struct {
 	infeasible float64 // share of the decodes without a feasible tour
 	backtracks float64 // mean backtracks per decode
-	agree      float64 // share of kept steps whose choice was the expert's
+	agree      float64 // kept steps whose choice was the expert's: a count, then (done) their share
+	steps      int     // kept steps relabelled
+}
+
+// relabel replaces the choice of every kept step of tr with the expert's
+// for the label tour, counting the steps and the agreements in st.
+func (st *daggerStats) relabel(tr *lazymask.Trajectory, tour []int) {
+	for k := range tr.Steps {
+		e := labelExpert(tour, tr.Steps[k].Mask)
+		if e == tr.Steps[k].Chosen {
+			st.agree++
+		}
+		tr.Steps[k].Chosen = e
+	}
+	st.steps += len(tr.Steps)
+}
+
+// count adds one decode's verdict and backtracks.
+func (st *daggerStats) count(tr *lazymask.Trajectory) {
+	if !tr.Feasible {
+		st.infeasible++
+	}
+	st.backtracks += float64(tr.Backtracks)
+}
+
+// done turns the counts over n decodes into shares and means.
+func (st *daggerStats) done(n int) {
+	st.infeasible /= float64(n)
+	st.backtracks /= float64(n)
+	if st.steps > 0 {
+		st.agree /= float64(st.steps)
+	}
+}
+
+// daggerDecode decodes insts with the current network for DAgger: test
+// semantics and the paper's budget, as evaluation decodes them.
+func (t *Trainer) daggerDecode(insts []*lazymask.Instance, samples int, greedy bool) ([]lazymask.Trajectory, error) {
+	cfg := &t.cfg
+	dc := lazymask.Config{Lookahead: cfg.LookaheadKind(), Budget: cfg.ValBudget, Semantics: lazymask.Test, Greedy: greedy, Record: true}
+	if !greedy {
+		dc.Seed = t.rng.Uint64()
+	}
+	trajs, err := t.dec.Decode(t.policy, insts, samples, dc)
+	if err != nil {
+		return nil, fmt.Errorf("step %d: dagger decode: %w", t.done+1, err)
+	}
+	return trajs, nil
 }
 
 // daggerStates decodes Samples sampled trajectories of each given label
@@ -186,40 +232,20 @@ type daggerStats struct {
 // mean negative log-likelihood. Failed decodes count too: their kept steps
 // are the states the network gets stuck in.
 func (t *Trainer) daggerStates(insts []*lazymask.Instance, idx []int) (daggerStats, error) {
-	cfg := &t.cfg
-	seed := t.rng.Uint64()
-	trajs, err := t.dec.Decode(t.policy, insts, cfg.Samples, lazymask.Config{
-		Lookahead: cfg.LookaheadKind(), Budget: cfg.ValBudget, Semantics: lazymask.Test, Seed: seed, Record: true})
+	trajs, err := t.daggerDecode(insts, t.cfg.Samples, false)
 	if err != nil {
-		return daggerStats{}, fmt.Errorf("step %d: dagger decode: %w", t.done+1, err)
+		return daggerStats{}, err
 	}
 	var st daggerStats
-	steps, agree := 0, 0
 	for i := range trajs {
-		tr := &trajs[i]
-		tour := t.labels.Tours[idx[tr.Inst]]
-		for k := range tr.Steps {
-			e := labelExpert(tour, tr.Steps[k].Mask)
-			if e == tr.Steps[k].Chosen {
-				agree++
-			}
-			tr.Steps[k].Chosen = e
-		}
-		steps += len(tr.Steps)
+		st.count(&trajs[i])
+		st.relabel(&trajs[i], t.labels.Tours[idx[trajs[i].Inst]])
 		t.rl.Advantage[i] = 1
-		if !tr.Feasible {
-			st.infeasible++
-		}
-		st.backtracks += float64(tr.Backtracks)
 	}
 	if err := t.rl.Fill(insts, trajs); err != nil {
 		return daggerStats{}, fmt.Errorf("step %d: dagger: %w", t.done+1, err)
 	}
-	st.infeasible /= float64(len(trajs))
-	st.backtracks /= float64(len(trajs))
-	if steps > 0 {
-		st.agree = float64(agree) / float64(steps)
-	}
+	st.done(len(trajs))
 	return st, nil
 }
 
@@ -229,51 +255,34 @@ func (t *Trainer) daggerStates(insts []*lazymask.Instance, idx []int) (daggerSta
 // padding), each kept step relabelled with the expert's choice. The term
 // thus shrinks as the network fails less. Its stats cover all the decodes.
 func (t *Trainer) daggerFailed(insts []*lazymask.Instance, idx []int) (daggerStats, error) {
-	cfg := &t.cfg
-	trajs, err := t.dec.Decode(t.policy, insts, 1, lazymask.Config{
-		Lookahead: cfg.LookaheadKind(), Budget: cfg.ValBudget, Semantics: lazymask.Test, Greedy: true, Record: true})
+	trajs, err := t.daggerDecode(insts, 1, true)
 	if err != nil {
-		return daggerStats{}, fmt.Errorf("step %d: dagger decode: %w", t.done+1, err)
+		return daggerStats{}, err
 	}
+	b := t.cfg.Batch
 	var st daggerStats
-	keep := make([]*lazymask.Instance, cfg.Batch)
-	rows := make([]lazymask.Trajectory, cfg.Batch)
-	used, steps, agree := 0, 0, 0
+	keep := make([]*lazymask.Instance, b)
+	rows := make([]lazymask.Trajectory, b)
+	used := 0
 	for i := range trajs {
 		tr := &trajs[i]
-		st.backtracks += float64(tr.Backtracks)
-		if tr.Feasible {
+		st.count(tr)
+		if tr.Feasible || used == b {
 			continue
 		}
-		st.infeasible++
-		if used == cfg.Batch {
-			continue
-		}
-		tour := t.labels.Tours[idx[tr.Inst]]
-		for k := range tr.Steps {
-			e := labelExpert(tour, tr.Steps[k].Mask)
-			if e == tr.Steps[k].Chosen {
-				agree++
-			}
-			tr.Steps[k].Chosen = e
-		}
-		steps += len(tr.Steps)
+		st.relabel(tr, t.labels.Tours[idx[tr.Inst]])
 		keep[used], rows[used] = insts[tr.Inst], lazymask.Trajectory{Inst: used, Steps: tr.Steps}
 		t.rl.Advantage[used] = 1
 		used++
 	}
-	for i := used; i < cfg.Batch; i++ { // padding: any instance, no step, zero advantage
+	for i := used; i < b; i++ { // padding: any instance, no step, zero advantage
 		keep[i], rows[i] = insts[0], lazymask.Trajectory{Inst: i}
 		t.rl.Advantage[i] = 0
 	}
 	if err := t.rl.Fill(keep, rows); err != nil {
 		return daggerStats{}, fmt.Errorf("step %d: dagger: %w", t.done+1, err)
 	}
-	st.infeasible /= float64(len(trajs))
-	st.backtracks /= float64(len(trajs))
-	if steps > 0 {
-		st.agree = float64(agree) / float64(steps)
-	}
+	st.done(len(trajs))
 	return st, nil
 }
 

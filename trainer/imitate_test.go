@@ -69,6 +69,23 @@ func imitateConfig(t *testing.T, dir string, steps int) Config {
 	return cfg
 }
 
+// firstStep runs the first step of an imitation run over the labels in dir
+// with the config changed by set, and returns the trainer and its record.
+func firstStep(t *testing.T, dir string, set func(*Config)) (*Trainer, Record) {
+	t.Helper()
+	cfg := imitateConfig(t, dir, 2)
+	set(&cfg)
+	tr, err := New(cfg, Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := tr.TrainStep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, rec
+}
+
 // TestImitate_MasksEqualDecoding: the steps the imitation replays for a
 // tour under a transform are the steps a decode of that transformed
 // instance records when it places the same nodes: current node, time,
@@ -263,17 +280,7 @@ func TestImitate_MixedWithReinforce(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "labels")
 	tinyLabels(t, dir, 24, 0)
 	first := func(w float64) (*Trainer, Record) {
-		cfg := imitateConfig(t, dir, 2)
-		cfg.RLWeight, cfg.Batch, cfg.Samples = w, 4, 3
-		tr, err := New(cfg, Options{Dir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := tr.TrainStep()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr, rec
+		return firstStep(t, dir, func(c *Config) { c.RLWeight, c.Batch, c.Samples = w, 4, 3 })
 	}
 	tr, half := first(0.5)
 	if tr.rb.B != 16 || tr.rb.P != 1 || tr.rl == nil || tr.rl.B != 4 || tr.rl.P != 3 {
@@ -390,17 +397,7 @@ func TestImitate_Dagger(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "labels")
 	tinyLabels(t, dir, 24, 0)
 	first := func(w float64) (*Trainer, Record) {
-		cfg := imitateConfig(t, dir, 2)
-		cfg.Dagger, cfg.Batch, cfg.Samples = w, 4, 3
-		tr, err := New(cfg, Options{Dir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := tr.TrainStep()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr, rec
+		return firstStep(t, dir, func(c *Config) { c.Dagger, c.Batch, c.Samples = w, 4, 3 })
 	}
 	tr, half := first(0.5)
 	if tr.rl == nil || tr.rl.B != 4 || tr.rl.P != 3 {
