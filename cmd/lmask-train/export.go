@@ -42,6 +42,55 @@ func exportCommand(stdout io.Writer) *cli.Command {
 	}
 }
 
+// averageCommand mixes the weights of two checkpoints of one architecture.
+func averageCommand(stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "average",
+		Usage:     "write a checkpoint whose weights are (1−w)·A + w·B (the rest is A's), to export or train on",
+		UsageText: "lmask-train average --out FILE [--weight W] A B",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Required: true, Usage: "checkpoint file to write (never one of the inputs)"},
+			&cli.Float64Flag{Name: "weight", Value: 0.5, Usage: "w, the share of B's weights, in [0, 1]"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return fmt.Errorf("average: name two checkpoints (run directories or files), got %d", c.NArg())
+			}
+			out := c.String("out")
+			if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
+				return fmt.Errorf("average: --out %s is not a regular file", out)
+			}
+			for _, in := range c.Args().Slice() {
+				if same, _ := samePath(in, out); same {
+					return fmt.Errorf("average: --out %s is one of the inputs", out)
+				}
+			}
+			if err := trainer.AverageCheckpoints(c.Args().Get(0), c.Args().Get(1), c.Float64("weight"), out); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s: weights %g × %s + %g × %s\n", out, 1-c.Float64("weight"), c.Args().Get(0), c.Float64("weight"), c.Args().Get(1))
+			return nil
+		},
+	}
+}
+
+// samePath reports whether a (a checkpoint file, or a run directory holding
+// one) and b name the same file.
+func samePath(a, b string) (bool, error) {
+	if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+		a = filepath.Join(a, trainer.CheckpointFile)
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false, err
+	}
+	fb, err := os.Stat(b)
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(fa, fb), nil
+}
+
 // curveCommand draws the training curve of one run, or of several training
 // stages (warm starts) joined one after the other.
 func curveCommand(stdout io.Writer) *cli.Command {

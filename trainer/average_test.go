@@ -1,0 +1,79 @@
+package trainer
+
+import (
+	"encoding/binary"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAverageCheckpoints: the weights are mixed element by element, the
+// rest is the first checkpoint's, and the result reads back checksummed.
+func TestAverageCheckpoints(t *testing.T) {
+	runA, runB := t.TempDir(), t.TempDir()
+	cfg := tinyConfig(t, 2)
+	trainRun(t, cfg, Options{Dir: runA})
+	cfg.Seed = 8
+	trainRun(t, cfg, Options{Dir: runB})
+	a, err := ReadCheckpoint(runA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadCheckpoint(runB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f32 := func(c *Checkpoint, r VarRecord, i int) float32 {
+		return math.Float32frombits(binary.LittleEndian.Uint32(c.data[r.Offset+int64(4*i):]))
+	}
+	bRec := map[string]VarRecord{}
+	for _, r := range b.Vars {
+		bRec[r.Path] = r
+	}
+	out := filepath.Join(t.TempDir(), "soup.lmck")
+	for _, w := range []float64{0, 0.25, 1} {
+		if err := AverageCheckpoints(runA, runB, w, out); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadCheckpoint(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Step != a.Step || len(m.Vars) != len(a.Vars) {
+			t.Fatalf("w=%v: step %d, %d variables; want a's %d, %d", w, m.Step, len(m.Vars), a.Step, len(a.Vars))
+		}
+		mixed, kept := 0, 0
+		for k, r := range m.Vars {
+			ar := a.Vars[k]
+			for i := 0; i < int(r.Bytes/4) && r.DType == "Float32"; i++ {
+				got, x := f32(m, r, i), f32(a, ar, i)
+				want := x
+				if r.Trainable {
+					want = float32((1-w)*float64(x) + w*float64(f32(b, bRec[r.Path], i)))
+				}
+				if got != want {
+					t.Fatalf("w=%v: %s[%d] = %v, want %v (trainable %v)", w, r.Path, i, got, want, r.Trainable)
+				}
+			}
+			if r.Trainable {
+				mixed++
+			} else {
+				kept++
+			}
+		}
+		if mixed == 0 || kept == 0 {
+			t.Fatalf("w=%v: %d weights mixed, %d other variables kept; want both", w, mixed, kept)
+		}
+	}
+	// A different architecture has no counterpart for the weights.
+	cfg.Model.DModel = 32
+	runC := t.TempDir()
+	trainRun(t, cfg, Options{Dir: runC})
+	if err := AverageCheckpoints(runA, runC, 0.5, out); err == nil || !strings.Contains(err.Error(), "no counterpart") {
+		t.Errorf("weights of different shapes: error %v, want one naming the missing counterpart", err)
+	}
+	if err := AverageCheckpoints(runA, runB, 1.5, out); err == nil {
+		t.Error("weight 1.5 accepted")
+	}
+}
