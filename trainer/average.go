@@ -3,13 +3,9 @@ package trainer
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"slices"
-
-	"github.com/lmask/lmask/internal/atomicfile"
 )
 
 // AverageCheckpoints writes to out a checkpoint whose trainable float32
@@ -58,17 +54,5 @@ func AverageCheckpoints(aPath, bPath string, w float64, out string) error {
 		data.Write(src)
 		st.Vars = append(st.Vars, rec)
 	}
-	st.DataCRC = crc32.ChecksumIEEE(data.Bytes())
-	hdr, err := json.Marshal(st)
-	if err != nil {
-		return fmt.Errorf("average: header: %w", err)
-	}
-	var buf bytes.Buffer
-	buf.WriteString(checkpointMagic)
-	var n [8]byte
-	binary.LittleEndian.PutUint64(n[:], uint64(len(hdr)))
-	buf.Write(n[:])
-	buf.Write(hdr)
-	buf.Write(data.Bytes())
-	return atomicfile.WriteFile(out, buf.Bytes())
+	return writeCheckpointFile(out, st, data.Bytes())
 }

@@ -115,23 +115,30 @@ func SaveCheckpointAs(dir, name string, st State, store *model.Store) error {
 		rec.Bytes = int64(data.Len()) - rec.Offset
 		st.Vars = append(st.Vars, rec)
 	}
-	st.DataCRC = crc32.ChecksumIEEE(data.Bytes())
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return writeCheckpointFile(filepath.Join(dir, name), st, data.Bytes())
+}
+
+// writeCheckpointFile writes the checkpoint layout (magic, header length,
+// JSON header with the data's checksum, data) to path atomically; st.Vars
+// must describe data.
+func writeCheckpointFile(path string, st State, data []byte) error {
+	st.DataCRC = crc32.ChecksumIEEE(data)
 	hdr, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("checkpoint header: %w", err)
 	}
 	var out bytes.Buffer
-	out.Grow(len(checkpointMagic) + 8 + len(hdr) + data.Len())
+	out.Grow(len(checkpointMagic) + 8 + len(hdr) + len(data))
 	out.WriteString(checkpointMagic)
 	var n [8]byte
 	binary.LittleEndian.PutUint64(n[:], uint64(len(hdr)))
 	out.Write(n[:])
 	out.Write(hdr)
-	out.Write(data.Bytes())
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	return atomicfile.WriteFile(filepath.Join(dir, name), out.Bytes())
+	out.Write(data)
+	return atomicfile.WriteFile(path, out.Bytes())
 }
 
 // Checkpoint is a checkpoint read back from disk.
