@@ -57,13 +57,8 @@ func averageCommand(stdout io.Writer) *cli.Command {
 				return fmt.Errorf("average: name two checkpoints (run directories or files), got %d", c.NArg())
 			}
 			out := c.String("out")
-			if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
-				return fmt.Errorf("average: --out %s is not a regular file", out)
-			}
-			for _, in := range c.Args().Slice() {
-				if same, _ := samePath(in, out); same {
-					return fmt.Errorf("average: --out %s is one of the inputs", out)
-				}
+			if err := checkFileOut("average", out, c.Args().Slice()); err != nil {
+				return err
 			}
 			if err := trainer.AverageCheckpoints(c.Args().Get(0), c.Args().Get(1), c.Float64("weight"), out); err != nil {
 				return err
@@ -72,6 +67,48 @@ func averageCommand(stdout io.Writer) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// growCommand deepens a checkpoint's encoder without changing what it
+// computes, to train a larger model from a smaller one's weights.
+func growCommand(stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "grow",
+		Usage:     "write a checkpoint with more encoder layers (a multiple of the stored count) that computes what the stored one does, for --init-from",
+		UsageText: "lmask-train grow --out FILE --layers L CHECKPOINT",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Required: true, Usage: "checkpoint file to write (never the input)"},
+			&cli.IntFlag{Name: "layers", Required: true, Usage: "encoder layers of the new checkpoint, a multiple of the stored count"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return fmt.Errorf("grow: name one checkpoint (run directory or file), got %d", c.NArg())
+			}
+			out := c.String("out")
+			if err := checkFileOut("grow", out, c.Args().Slice()); err != nil {
+				return err
+			}
+			if err := trainer.GrowCheckpoint(c.Args().Get(0), c.Int("layers"), out); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s: %s grown to %d encoder layers\n", out, c.Args().Get(0), c.Int("layers"))
+			return nil
+		},
+	}
+}
+
+// checkFileOut refuses an output path that is not a regular file or that names
+// one of the command's inputs.
+func checkFileOut(cmd, out string, inputs []string) error {
+	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: --out %s is not a regular file", cmd, out)
+	}
+	for _, in := range inputs {
+		if same, _ := samePath(in, out); same {
+			return fmt.Errorf("%s: --out %s is one of the inputs", cmd, out)
+		}
+	}
+	return nil
 }
 
 // samePath reports whether a (a checkpoint file, or a run directory holding
