@@ -45,12 +45,20 @@ type LabelSpec struct {
 	Search string `json:"search"`
 	// GeneratorVersion is the generator that drew the instances.
 	GeneratorVersion string `json:"generator_version"`
+	// Keep names the instances a chunk keeps of the ChunkSize it draws:
+	// "" every one, KeepFailed those where a start tour is infeasible.
+	Keep string `json:"keep,omitempty"`
 	// Rounds records each relabelling round (self-improvement) in order.
 	Rounds []LabelRound `json:"rounds,omitempty"`
 	// Pending is a relabelling round that was interrupted; the next one
 	// with the same search continues it.
 	Pending *LabelRound `json:"pending,omitempty"`
 }
+
+// KeepFailed keeps only the instances where at least one start tour (a
+// greedy decode of the starting network) breaks a constraint: labels for
+// the instances that network finds hard.
+const KeepFailed = "failed"
 
 // LabelRound records one pass that re-solved the label set's chunks and
 // kept the better of the new and the stored tour.
@@ -195,6 +203,42 @@ func ReadLabels(dir string, limit int) (*Labels, error) {
 		l.Chunks = append(l.Chunks, c)
 	}
 	return l, nil
+}
+
+// ReadLabelSets reads several label sets of one problem and size as one
+// (at most limit instances in all when limit > 0), in the order given.
+func ReadLabelSets(dirs []string, limit int) (*Labels, error) {
+	var all *Labels
+	for _, dir := range dirs {
+		left := 0
+		if limit > 0 {
+			if all != nil && len(all.Insts) >= limit {
+				break
+			}
+			left = limit
+			if all != nil {
+				left -= len(all.Insts)
+			}
+		}
+		l, err := ReadLabels(dir, left)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = l
+			continue
+		}
+		if l.Spec.Problem != all.Spec.Problem || l.Spec.Size != all.Spec.Size {
+			return nil, fmt.Errorf("label set %s holds %s instances of size %d, %s holds %s of size %d: one run imitates one problem and size",
+				dir, l.Spec.Problem, l.Spec.Size, dirs[0], all.Spec.Problem, all.Spec.Size)
+		}
+		all.Insts, all.Tours, all.Costs = append(all.Insts, l.Insts...), append(all.Tours, l.Tours...), append(all.Costs, l.Costs...)
+		all.Chunks, all.Skipped = append(all.Chunks, l.Chunks...), all.Skipped+l.Skipped
+	}
+	if all == nil {
+		return nil, errors.New("no label set named")
+	}
+	return all, nil
 }
 
 // ReadLabelChunk reads one chunk: its instances and, per instance, the

@@ -94,6 +94,10 @@ type Builder struct {
 	Progress Progress
 	// Log receives a line per chunk written (nil: none).
 	Log func(format string, args ...any)
+	// Decodes is the number of start tours the starter decodes per
+	// instance; with Keep failed, an instance served fewer (a decode that
+	// ended without a complete tour) counts as failed.
+	Decodes int
 }
 
 // Open returns the set's spec: the manifest of an existing set in dir
@@ -107,10 +111,10 @@ func Open(dir string, want datasets.LabelSpec) (datasets.LabelSpec, error) {
 				dir, have.GeneratorVersion, want.GeneratorVersion)
 		}
 		if have.Problem != want.Problem || have.Size != want.Size || have.Hardness != want.Hardness ||
-			have.Seed != want.Seed || have.ChunkSize != want.ChunkSize {
-			return have, fmt.Errorf("label set %s was made with problem %s, size %d, hardness %s, seed %d, chunk %d; "+
-				"this call asks for %s, %d, %s, %d, %d (use another folder)", dir, have.Problem, have.Size, have.Hardness,
-				have.Seed, have.ChunkSize, want.Problem, want.Size, want.Hardness, want.Seed, want.ChunkSize)
+			have.Seed != want.Seed || have.ChunkSize != want.ChunkSize || have.Keep != want.Keep {
+			return have, fmt.Errorf("label set %s was made with problem %s, size %d, hardness %s, seed %d, chunk %d, keep %q; "+
+				"this call asks for %s, %d, %s, %d, %d, %q (use another folder)", dir, have.Problem, have.Size, have.Hardness,
+				have.Seed, have.ChunkSize, have.Keep, want.Problem, want.Size, want.Hardness, want.Seed, want.ChunkSize, want.Keep)
 		}
 		return have, nil
 	}
@@ -160,7 +164,14 @@ func (b *Builder) Grow(ctx context.Context, count int) (int, error) {
 		for i := range insts {
 			insts[i], _ = gen.Next()
 		}
-		tours, err := b.solveChunk(ctx, insts, datasets.ChunkSeed(b.Spec.Seed, c), base)
+		starts, err := b.starts(ctx, insts)
+		if err != nil {
+			return written, fmt.Errorf("label chunk %d: %w", c, err)
+		}
+		if b.Spec.Keep == datasets.KeepFailed {
+			insts, starts = keepFailed(insts, starts, b.Decodes)
+		}
+		tours, err := b.Search.solve(ctx, insts, starts, datasets.ChunkSeed(b.Spec.Seed, c), b.progress(base))
 		if err != nil {
 			return written, fmt.Errorf("label chunk %d: %w", c, err)
 		}
@@ -177,7 +188,7 @@ func (b *Builder) Grow(ctx context.Context, count int) (int, error) {
 		base += cs
 		written++
 		if b.Log != nil {
-			b.Log("chunk %d: %d of %d instances labelled, mean length %.4f, %.1f s", c, found, cs, cost, time.Since(start).Seconds())
+			b.Log("chunk %d: %d of %d instances labelled (%d drawn), mean length %.4f, %.1f s", c, found, len(insts), cs, cost, time.Since(start).Seconds())
 		}
 	}
 	return written, nil
@@ -186,18 +197,47 @@ func (b *Builder) Grow(ctx context.Context, count int) (int, error) {
 // solveChunk starts and improves one chunk's instances; base offsets the
 // progress count.
 func (b *Builder) solveChunk(ctx context.Context, insts []*lazymask.Instance, seed uint64, base int) ([][]int, error) {
-	starts, err := b.Starter.Starts(ctx, insts)
+	starts, err := b.starts(ctx, insts)
 	if err != nil {
 		return nil, err
 	}
-	if len(starts) != len(insts) {
-		return nil, fmt.Errorf("starter gave %d start sets for %d instances", len(starts), len(insts))
+	return b.Search.solve(ctx, insts, starts, seed, b.progress(base))
+}
+
+func (b *Builder) starts(ctx context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	starts, err := b.Starter.Starts(ctx, insts)
+	if err == nil && len(starts) != len(insts) {
+		err = fmt.Errorf("starter gave %d start sets for %d instances", len(starts), len(insts))
 	}
-	var prog Progress
-	if b.Progress != nil {
-		prog = func(d int) { b.Progress(base + d) }
+	return starts, err
+}
+
+// progress offsets the count of a chunk's progress reports by base.
+func (b *Builder) progress(base int) Progress {
+	if b.Progress == nil {
+		return nil
 	}
-	return b.Search.solve(ctx, insts, starts, seed, prog)
+	return func(d int) { b.Progress(base + d) }
+}
+
+// keepFailed returns the instances (and their starts) with fewer than
+// decodes start tours or a start tour that lazymask.Check finds
+// infeasible.
+func keepFailed(insts []*lazymask.Instance, starts [][][]int, decodes int) ([]*lazymask.Instance, [][][]int) {
+	var ki []*lazymask.Instance
+	var ks [][][]int
+	for i, in := range insts {
+		failed := len(starts[i]) < max(decodes, 1)
+		for _, t := range starts[i] {
+			if tourCost(in, t) >= 1e300 {
+				failed = true
+			}
+		}
+		if failed {
+			ki, ks = append(ki, in), append(ks, starts[i])
+		}
+	}
+	return ki, ks
 }
 
 // writeTours writes one solutions row per instance with a tour (checked

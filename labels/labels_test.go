@@ -2,10 +2,12 @@ package labels
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -249,5 +251,103 @@ func TestRelabelInterruptedContinues(t *testing.T) {
 	}
 	if replaced != r.Improved {
 		t.Fatalf("%d rows name the round's search, the round replaced %d", replaced, r.Improved)
+	}
+}
+
+// failEveryThird serves Random-L starts and adds to every third instance
+// of each batch the tour by latest deadline first, which misses windows.
+type failEveryThird struct{ RandomL }
+
+func (s failEveryThird) Starts(ctx context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	starts, err := s.RandomL.Starts(ctx, insts)
+	for i := 0; err == nil && i < len(starts); i += 3 {
+		starts[i] = append(starts[i], latestFirst(insts[i]))
+	}
+	return starts, err
+}
+
+func latestFirst(in *lazymask.Instance) []int {
+	tour := make([]int, in.N)
+	for i := range tour {
+		tour[i] = i
+	}
+	slices.SortFunc(tour[1:], func(a, b int) int { return cmp.Compare(in.Late[b], in.Late[a]) })
+	return tour
+}
+
+// TestGrowKeepFailed: a set with Keep "failed" holds exactly the drawn
+// instances with an infeasible start, each with a feasible label, and an
+// existing set refuses another Keep.
+func TestGrowKeepFailed(t *testing.T) {
+	sp := spec("tsptw", "medium")
+	sp.Keep = datasets.KeepFailed
+	dir := t.TempDir()
+	st := failEveryThird{randomL(3)}
+	b := &Builder{Dir: dir, Spec: sp, Starter: st, Search: Search{Kicks: 3, MaxStarts: 2, Workers: 3}, Decodes: st.Samples}
+	if _, err := Open(dir, sp); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := b.Grow(context.Background(), 30); err != nil || n != 2 {
+		t.Fatalf("%d chunks, %v; want 2, nil", n, err)
+	}
+	found := 0
+	for c := range 2 {
+		gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: lazymask.TSPTW, N: sp.Size, Hardness: sp.Hardness,
+			Seed: datasets.ChunkSeed(sp.Seed, c)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var drawn []*lazymask.Instance
+		for i := range sp.ChunkSize {
+			in, _ := gen.Next()
+			drawn = append(drawn, in)
+			if r, err := lazymask.Check(in, latestFirst(in)); i%3 == 0 && err == nil && r.Feasible {
+				t.Fatalf("chunk %d instance %d: the latest-first tour is feasible (%v); the test needs it infeasible", c, i, err)
+			}
+		}
+		// The instances with an infeasible start, by the checker.
+		starts, err := st.Starts(context.Background(), drawn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		for i, in := range drawn {
+			if len(starts[i]) < st.Samples {
+				want = append(want, i) // a decode without a complete tour
+				continue
+			}
+			for _, tour := range starts[i] {
+				if r, err := lazymask.Check(in, tour); err != nil || !r.Feasible {
+					want = append(want, i)
+					break
+				}
+			}
+		}
+		ip, spath := datasets.LabelChunkPaths(dir, c)
+		insts, tours, _, err := datasets.ReadLabelChunk(ip, spath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(insts) != len(want) || len(want) < 5 || len(want) == sp.ChunkSize {
+			t.Fatalf("chunk %d keeps %d instances, want the %d of %d with an infeasible start (at least the 5 made so)", c, len(insts), len(want), sp.ChunkSize)
+		}
+		for k, in := range insts {
+			if d := drawn[want[k]]; in.X[1] != d.X[1] || in.Late[2] != d.Late[2] {
+				t.Errorf("chunk %d row %d: not drawn instance %d", c, k, want[k])
+			}
+			if tours[k] == nil {
+				continue // no feasible tour found (Random-L failing often marks an infeasible instance)
+			}
+			found++
+			if r, err := lazymask.Check(in, tours[k]); err != nil || !r.Feasible {
+				t.Errorf("chunk %d row %d: label not feasible (%v)", c, k, err)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no label found for the kept instances")
+	}
+	if _, err := Open(dir, spec("tsptw", "medium")); err == nil || !strings.Contains(err.Error(), "keep") {
+		t.Errorf("opening a failed-only set as a full one: error %v, want one naming keep", err)
 	}
 }

@@ -64,8 +64,8 @@ type Config struct {
 	GuideKicks  int     `json:"guide_kicks,omitempty"`
 	GuideStarts int     `json:"guide_starts,omitempty"`
 
-	// Imitate names a label set folder (datasets.ReadLabels; made by
-	// lmask-data label). Each step replays ImitateBatch label tours
+	// Imitate names a label set folder, or several separated by commas
+	// (datasets.ReadLabelSets; made by lmask-data label). Each step replays ImitateBatch label tours
 	// teacher-forced under the LazyMask masks and minimises their mean
 	// negative log-likelihood, with no rollout. With RLWeight > 0 the same
 	// update adds RLWeight times the REINFORCE loss of Batch generated

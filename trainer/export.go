@@ -114,7 +114,7 @@ func ModelCard(st State) []byte {
 	row("steps", fmt.Sprintf("%d of %d", st.Step, c.Steps))
 	if c.Imitate != "" {
 		lab := fmt.Sprintf("label set %s (lmask-data label; its labels.json names the generator seed and the search), %d labels",
-			filepath.Base(filepath.Clean(c.Imitate)), c.ImitateLabels)
+			labelSetNames(c.Imitate), c.ImitateLabels)
 		switch {
 		case c.PureImitation():
 			row("imitation", fmt.Sprintf("%s; %d label tours per step, each under a random dihedral transform, replayed under the LazyMask masks; loss: their mean negative log-likelihood, no rollout", lab, c.ImitateBatch))
@@ -181,4 +181,13 @@ func penaltyText(c Config) string {
 		return fmt.Sprintf("ρ = %g (fixed), ρ_n = %g", c.Penalty, c.NodePenalty)
 	}
 	return fmt.Sprintf("ρ_t = min(%g^t·%g, %g), t = step/%d; ρ_n = %g", c.PenaltyGrowth, c.Penalty, c.PenaltyMax, c.PenaltyEvery, c.NodePenalty)
+}
+
+// labelSetNames lists the base names of the comma-separated label sets.
+func labelSetNames(imitate string) string {
+	var names []string
+	for _, d := range strings.Split(imitate, ",") {
+		names = append(names, filepath.Base(filepath.Clean(d)))
+	}
+	return strings.Join(names, " + ")
 }

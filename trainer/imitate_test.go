@@ -523,3 +523,48 @@ func TestImitate_DaggerFailed(t *testing.T) {
 		t.Errorf("dagger_failed without dagger: error %v, want one naming dagger_failed", err)
 	}
 }
+
+// TestImitate_SeveralLabelSets: comma-separated label sets are read as
+// one, in order; the card names each; sets of other sizes are refused.
+func TestImitate_SeveralLabelSets(t *testing.T) {
+	root := t.TempDir()
+	a, b, c := filepath.Join(root, "common"), filepath.Join(root, "hard"), filepath.Join(root, "n12")
+	tinyLabels(t, a, 24, 0)
+	for _, s := range []struct {
+		dir  string
+		size int
+	}{{b, 10}, {c, 12}} {
+		got, err := labels.Open(s.dir, datasets.LabelSpec{Problem: "tsptw", Size: s.size, Hardness: "medium", Seed: 6, ChunkSize: 12, Search: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bl := &labels.Builder{Dir: s.dir, Spec: got, Starter: labels.RandomL{Samples: 4, Budget: 50, Seed: 1}, Search: labels.Search{Kicks: 0, MaxStarts: 2}}
+		if _, err := bl.Grow(context.Background(), 12); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, err := datasets.ReadLabels(a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := datasets.ReadLabels(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := imitateConfig(t, a+","+b, 1)
+	tr, err := New(cfg, Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tr.labels
+	if len(got.Insts) != len(one.Insts)+len(two.Insts) || got.Costs[0] != one.Costs[0] || got.Costs[len(one.Insts)] != two.Costs[0] {
+		t.Fatalf("read %d labels, want %d + %d in order", len(got.Insts), len(one.Insts), len(two.Insts))
+	}
+	card := string(ModelCard(State{Config: tr.Config()}))
+	if !strings.Contains(card, "label set common + hard") {
+		t.Errorf("model card does not name both label sets:\n%s", card)
+	}
+	if _, err := New(imitateConfig(t, a+","+c, 1), Options{Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "size 12") {
+		t.Errorf("label sets of sizes 10 and 12: error %v, want one naming the sizes", err)
+	}
+}

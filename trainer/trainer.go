@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lmask/lmask/datasets"
@@ -168,7 +169,7 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 	var labels *datasets.Labels
 	if cfg.Imitate != "" {
 		var err error
-		if labels, err = datasets.ReadLabels(cfg.Imitate, cfg.ImitateLimit); err != nil {
+		if labels, err = datasets.ReadLabelSets(strings.Split(cfg.Imitate, ","), cfg.ImitateLimit); err != nil {
 			return nil, fmt.Errorf("imitate: %w", err)
 		}
 		if err := labelsFit(labels, &cfg); err != nil {

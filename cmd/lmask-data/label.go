@@ -35,7 +35,7 @@ func init() {
 			&cli.IntFlag{Name: "size", Value: 50, Usage: "nodes per instance, depot included"},
 			&cli.StringFlag{Name: "hardness", Value: "medium", Usage: "easy, medium or hard"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "generator seed of the set (chunk i draws from a seed derived from it and i)"},
-			&cli.IntFlag{Name: "count", Usage: "instances the set should hold (rounded up to whole chunks)"},
+			&cli.IntFlag{Name: "count", Usage: "instances the set should draw (rounded up to whole chunks; with --keep failed a chunk keeps fewer)"},
 			&cli.IntFlag{Name: "chunk", Value: 2000, Usage: "instances per chunk"},
 			&cli.StringFlag{Name: "model", Usage: "model folder, or a shipped model's name, whose greedy tours start the search (default: Random-L ×8 tours)"},
 			&cli.IntFlag{Name: "aug", Value: 2, Usage: "dihedral transforms decoded per instance with --model"},
@@ -43,6 +43,7 @@ func init() {
 			&cli.IntFlag{Name: "kicks", Value: 20, Usage: "local-search perturbations per instance"},
 			&cli.IntFlag{Name: "starts", Value: 4, Usage: "best distinct start tours searched per instance"},
 			&cli.IntFlag{Name: "workers", Usage: "parallel searches (0: one per CPU)"},
+			&cli.StringFlag{Name: "keep", Value: "all", Usage: "instances a chunk keeps: all, or failed (those where a --model start tour breaks a constraint: labels for what the network finds hard)"},
 			&cli.BoolFlag{Name: "relabel", Usage: "re-solve every chunk with --model and keep each instance's shorter tour"},
 		},
 		Action: labelAction,
@@ -70,6 +71,17 @@ func labelAction(c *cli.Context) error {
 	if c.Bool("relabel") && c.String("model") == "" {
 		return cliapp.Usagef("label: --relabel needs --model (the network whose tours may beat the stored labels)")
 	}
+	keep := ""
+	switch c.String("keep") {
+	case "all":
+	case datasets.KeepFailed:
+		if c.String("model") == "" {
+			return cliapp.Usagef("label: --keep failed needs --model (the network whose failures pick the instances)")
+		}
+		keep = datasets.KeepFailed
+	default:
+		return cliapp.Usagef("label: flag --keep: %q, want all or failed", c.String("keep"))
+	}
 	budget := c.Int("budget")
 	if !c.IsSet("budget") {
 		if budget, _ = lazymask.PaperBudget(p, size, hard); budget == 0 {
@@ -84,14 +96,14 @@ func labelAction(c *cli.Context) error {
 	search := labels.Search{Kicks: c.Int("kicks"), MaxStarts: c.Int("starts"), Workers: c.Int("workers")}
 	want := datasets.LabelSpec{Problem: p.String(), Size: size, Hardness: hard, Seed: c.Uint64("seed"),
 		ChunkSize: c.Int("chunk"), Search: starter.Describe() + "; " + search.Describe(),
-		GeneratorVersion: datasets.GeneratorVersion}
+		GeneratorVersion: datasets.GeneratorVersion, Keep: keep}
 	dir := c.String("dir")
 	spec, err := labels.Open(dir, want)
 	if err != nil {
 		return fmt.Errorf("label: %w", err)
 	}
 	ctx := c.Context
-	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search,
+	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search, Decodes: c.Int("aug"),
 		Log: func(f string, a ...any) {
 			if isTerminal(c.App.ErrWriter) {
 				f = "\n" + f // below the progress bar's line

@@ -60,7 +60,7 @@ func trainFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "guide", Usage: "β: weight of a local-search imitation term (each instance's best sample improved by local search; 0: plain REINFORCE)"},
 		&cli.IntFlag{Name: "guide-kicks", Value: 10, Usage: "perturbations of the guiding local search (with --guide)"},
 		&cli.IntFlag{Name: "guide-starts", Value: 1, Usage: "distinct samples per instance the guiding local search starts from, best kept (with --guide)"},
-		&cli.StringFlag{Name: "imitate", Usage: "label set folder (lmask-data label): train by imitating its tours, replayed under the LazyMask masks with no rollout"},
+		&cli.StringFlag{Name: "imitate", Usage: "label set folder (lmask-data label), or several separated by commas: train by imitating their tours, replayed under the LazyMask masks with no rollout"},
 		&cli.IntFlag{Name: "imitate-batch", Value: 256, Usage: "label tours per step (with --imitate)"},
 		&cli.IntFlag{Name: "imitate-limit", Usage: "labels read from the set (0: all)"},
 		&cli.Float64Flag{Name: "rl-weight", Usage: "with --imitate: > 0 adds this weight × the REINFORCE loss of --batch generated instances × --samples rollouts to each imitation update (0: pure imitation)"},
@@ -126,11 +126,15 @@ func configFromFlags(c *cli.Context) (trainer.Config, error) {
 		cfg.GuideKicks, cfg.GuideStarts = c.Int("guide-kicks"), c.Int("guide-starts")
 	}
 	if v := c.String("imitate"); v != "" {
-		abs, err := filepath.Abs(v)
-		if err != nil {
-			return cfg, fmt.Errorf("--imitate: %w", err)
+		var dirs []string
+		for _, d := range strings.Split(v, ",") {
+			abs, err := filepath.Abs(d)
+			if err != nil || d == "" {
+				return cfg, fmt.Errorf("--imitate: label set %q: %v", d, err)
+			}
+			dirs = append(dirs, abs)
 		}
-		cfg.Imitate, cfg.ImitateBatch, cfg.ImitateLimit = abs, c.Int("imitate-batch"), c.Int("imitate-limit")
+		cfg.Imitate, cfg.ImitateBatch, cfg.ImitateLimit = strings.Join(dirs, ","), c.Int("imitate-batch"), c.Int("imitate-limit")
 	}
 	// Read outside the block, so the config check refuses them without --imitate.
 	cfg.RLWeight, cfg.Dagger, cfg.DaggerFailed = c.Float64("rl-weight"), c.Float64("dagger"), c.Bool("dagger-failed")
