@@ -210,14 +210,10 @@ func ReadLabels(dir string, limit int) (*Labels, error) {
 func ReadLabelSets(dirs []string, limit int) (*Labels, error) {
 	var all *Labels
 	for _, dir := range dirs {
-		left := 0
-		if limit > 0 {
-			if all != nil && len(all.Insts) >= limit {
+		left := limit // 0: all
+		if all != nil && limit > 0 {
+			if left -= len(all.Insts); left <= 0 {
 				break
-			}
-			left = limit
-			if all != nil {
-				left -= len(all.Insts)
 			}
 		}
 		l, err := ReadLabels(dir, left)

@@ -229,9 +229,10 @@ func keepFailed(insts []*lazymask.Instance, starts [][][]int, decodes int) ([]*l
 	for i, in := range insts {
 		failed := len(starts[i]) < max(decodes, 1)
 		for _, t := range starts[i] {
-			if tourCost(in, t) >= 1e300 {
-				failed = true
+			if failed {
+				break
 			}
+			failed = tourCost(in, t) >= 1e300
 		}
 		if failed {
 			ki, ks = append(ki, in), append(ks, starts[i])

@@ -128,9 +128,12 @@ func configFromFlags(c *cli.Context) (trainer.Config, error) {
 	if v := c.String("imitate"); v != "" {
 		var dirs []string
 		for _, d := range strings.Split(v, ",") {
+			if d == "" {
+				return cfg, fmt.Errorf("--imitate %q: an empty label set name", v)
+			}
 			abs, err := filepath.Abs(d)
-			if err != nil || d == "" {
-				return cfg, fmt.Errorf("--imitate: label set %q: %v", d, err)
+			if err != nil {
+				return cfg, fmt.Errorf("--imitate: label set %q: %w", d, err)
 			}
 			dirs = append(dirs, abs)
 		}
