@@ -1,0 +1,46 @@
+package datasets
+
+// TourDiversity measures how alike the tours of one instance are, as starts
+// for a local search: distinct is the number of different tours, and
+// edgeShare the mean, over ordered pairs of tours, of the share of one
+// tour's directed edges (the closing edge included) that the other lacks:
+// 0 when all tours are the same, 1 when no two share an edge. Each tour must
+// be a permutation of 0..n−1 of one length n; fewer than two tours give 0.
+func TourDiversity(tours [][]int) (distinct int, edgeShare float64) {
+	if len(tours) == 0 {
+		return 0, 0
+	}
+	next := make([][]int, len(tours))
+	for t, tour := range tours {
+		nx := make([]int, len(tour))
+		for k, v := range tour {
+			nx[v] = tour[(k+1)%len(tour)]
+		}
+		next[t] = nx
+	}
+	distinct = 0
+	var sum float64
+	for a := range next {
+		same := false
+		for b := range next {
+			if a == b {
+				continue
+			}
+			diff := 0
+			for u, v := range next[a] {
+				if next[b][u] != v {
+					diff++
+				}
+			}
+			sum += float64(diff) / float64(len(next[a]))
+			same = same || (b < a && diff == 0)
+		}
+		if !same {
+			distinct++
+		}
+	}
+	if len(tours) < 2 {
+		return distinct, 0
+	}
+	return distinct, sum / float64(len(tours)*(len(tours)-1))
+}
