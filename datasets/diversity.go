@@ -18,7 +18,6 @@ func TourDiversity(tours [][]int) (distinct int, edgeShare float64) {
 		}
 		next[t] = nx
 	}
-	distinct = 0
 	var sum float64
 	for a := range next {
 		same := false
