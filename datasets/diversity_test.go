@@ -1,9 +1,7 @@
 package datasets
 
 import (
-	"encoding/json"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/lmask/lmask/lazymask"
@@ -30,8 +28,9 @@ func TestTourDiversity(t *testing.T) {
 	}
 }
 
-// Evaluate counts only feasible tours, and only instances with two or more.
-func TestEvaluateDiversity(t *testing.T) {
+// MeasureDiversity counts only feasible tours, and only instances with two
+// or more.
+func TestMeasureDiversity(t *testing.T) {
 	open := func() *lazymask.Instance { // no binding window: every order is feasible
 		in := squareInstance()
 		in.Late = []float64{100, 100, 100, 100}
@@ -40,31 +39,14 @@ func TestEvaluateDiversity(t *testing.T) {
 	insts := []*lazymask.Instance{open(), open(), squareInstance()}
 	sols := []Solution{
 		{Instance: 0, Tour: []int{0, 1, 2, 3}}, {Instance: 0, Tour: []int{0, 1, 2, 3}}, {Instance: 0, Tour: []int{0, 2, 1, 3}},
-		{Instance: 1, Tour: []int{0, 1, 2, 3}},
+		{Instance: 1, Tour: []int{0, 1, 2, 3}}, {Instance: 1, Tour: nil},
 		{Instance: 2, Tour: []int{0, 1, 2, 3}}, {Instance: 2, Tour: []int{0, 3, 2, 1}}, // the second is late
 	}
-	m, err := Evaluate(insts, sols, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// instance 0: pairs (same 0, swap 0.75) from each copy and 0.75 twice from the swap: 3/6
-	if m.DiversityInstances != 1 || m.DistinctTours != 2 || math.Abs(m.EdgeDiversity-0.5) > 1e-12 {
-		t.Fatalf("diversity over %d instances: %v distinct, edge %v; want 1, 2, 0.5", m.DiversityInstances, m.DistinctTours, m.EdgeDiversity)
+	if d := MeasureDiversity(insts, sols); d.Instances != 1 || d.DistinctTours != 2 || math.Abs(d.EdgeShare-0.5) > 1e-12 {
+		t.Fatalf("diversity %+v; want 1 instance, 2 distinct, edge share 0.5", d)
 	}
-	js, _ := json.Marshal(m)
-	if !strings.Contains(string(js), `"edge_diversity":0.5`) || !strings.Contains(string(js), `"distinct_tours":2`) {
-		t.Errorf("json %s lacks the diversity keys", js)
-	}
-	var tbl strings.Builder
-	m.WriteTable(&tbl, false)
-	if !strings.Contains(tbl.String(), "edge_diversity    0.5000") {
-		t.Errorf("table lacks edge_diversity:\n%s", tbl.String())
-	}
-	m, err = Evaluate(insts[1:2], []Solution{{Instance: 0, Tour: []int{0, 1, 2, 3}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if js, _ := json.Marshal(m); m.DiversityInstances != 0 || !strings.Contains(string(js), `"edge_diversity":null`) {
-		t.Errorf("one tour: %d instances, json %s", m.DiversityInstances, js)
+	if d := MeasureDiversity(insts[1:2], []Solution{{Instance: 0, Tour: []int{0, 1, 2, 3}}}); d != (Diversity{}) {
+		t.Errorf("one tour: %+v, want none", d)
 	}
 }

@@ -57,13 +57,6 @@ type Metrics struct {
 	// MeanLength is the mean replayed length of every complete tour
 	// (feasible or not); NaN when there is none.
 	MeanLength float64
-	// DiversityInstances counts the instances with at least two feasible
-	// tours; DistinctTours is the mean number of different feasible tours
-	// and EdgeDiversity the mean TourDiversity edge share over them (NaN
-	// when none). Filled by Evaluate only (a file of every decoded tour,
-	// e.g. lmask-infer --all-tours).
-	DiversityInstances           int
-	DistinctTours, EdgeDiversity float64
 	// Best is the best feasible length per instance (+Inf when none),
 	// filled by Evaluate only.
 	Best []float64 `json:"-"`
@@ -239,7 +232,6 @@ func (t *Tally) Metrics() Metrics {
 	m := t.m
 	m.Best = nil
 	m.Obj, m.ObjOrig, m.Gap, m.GapFeasibleRef, m.MeanLength = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
-	m.DistinctTours, m.EdgeDiversity = math.NaN(), math.NaN()
 	if m.Rows > 0 {
 		m.SolInfeasible = float64(m.Rows-m.FeasibleTours) / float64(m.Rows)
 	}
@@ -307,7 +299,6 @@ func Evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution) (Met
 		}
 		order[s.Instance] = append(order[s.Instance], r)
 	}
-	divN, sumDistinct, sumEdge := 0, 0.0, 0.0
 	for i, rows := range order {
 		// A fresh copy per instance, so the checker's cached matrices do
 		// not pile up (100k instances × N² floats).
@@ -315,28 +306,14 @@ func Evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution) (Met
 		if err := t.AddInstance(int64(i), inst); err != nil {
 			return Metrics{}, err
 		}
-		var feasible [][]int
 		for _, r := range rows {
-			res, err := t.AddRow(int64(i), inst, sols[r].Tour)
-			if err != nil {
+			if _, err := t.AddRow(int64(i), inst, sols[r].Tour); err != nil {
 				return Metrics{}, &RowError{File: "solutions", Row: int64(r), Field: "tour", Err: err}
 			}
-			if res.Feasible {
-				feasible = append(feasible, sols[r].Tour)
-			}
-		}
-		if len(feasible) >= 2 {
-			d, e := TourDiversity(feasible)
-			divN++
-			sumDistinct += float64(d)
-			sumEdge += e
 		}
 	}
 	m := t.Metrics()
 	m.Best = t.best
-	if divN > 0 {
-		m.DiversityInstances, m.DistinctTours, m.EdgeDiversity = divN, sumDistinct/float64(divN), sumEdge/float64(divN)
-	}
 	return m, nil
 }
 
@@ -355,9 +332,8 @@ func (f jsonNum) MarshalJSON() ([]byte, error) {
 // sol_infeasible, inst_infeasible, obj, obj_orig, gap, gap_feasible_ref,
 // mean_length, feasible_tours, violating_tours, missing_tours,
 // unsolved_instances, max_violation, obj_count, gap_count,
-// gap_feasible_ref_count, references, ref_infeasible, ref_without_tour,
-// diversity_instances, distinct_tours and edge_diversity. Undefined values
-// (NaN) are written as null.
+// gap_feasible_ref_count, references, ref_infeasible and
+// ref_without_tour. Undefined values (NaN) are written as null.
 func (m Metrics) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m.jsonFields())
 }
@@ -378,8 +354,6 @@ func (m Metrics) jsonFields() map[string]any {
 		"unsolved_instances": m.Unsolved, "max_violation": jsonNum(m.MaxViolation),
 		"obj_count": m.ObjCount, "gap_count": m.GapCount, "gap_feasible_ref_count": m.GapFeasibleRefCount,
 		"references": m.References, "ref_infeasible": m.RefInfeasible, "ref_without_tour": m.RefWithoutTour,
-		"diversity_instances": m.DiversityInstances, "distinct_tours": jsonNum(m.DistinctTours),
-		"edge_diversity": jsonNum(m.EdgeDiversity),
 	}
 }
 

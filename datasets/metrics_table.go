@@ -41,8 +41,4 @@ func (m Metrics) WriteTable(w io.Writer, gap bool) {
 	if m.Tours > 0 {
 		line("mean_length", "%.6g", m.MeanLength)
 	}
-	if m.DiversityInstances > 0 {
-		line("distinct_tours", "%.3f (mean different feasible tours per instance, over the %d instances with two or more)", m.DistinctTours, m.DiversityInstances)
-		line("edge_diversity", "%.4f (mean share of a feasible tour's edges another of the same instance lacks)", m.EdgeDiversity)
-	}
 }

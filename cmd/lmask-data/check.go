@@ -74,9 +74,14 @@ func checkAction(c *cli.Context) error {
 		err = datasets.WithPath(datasets.WithPath(err, "solutions", c.String("solutions")), "reference", c.String("reference"))
 		return fmt.Errorf("check: %w", err)
 	}
+	div := datasets.MeasureDiversity(insts, sols)
 	w := c.App.Writer
 	if c.Bool("json") {
-		b, err := json.Marshal(m)
+		fields := m.JSONFields()
+		if div.Instances > 0 {
+			fields["diversity_instances"], fields["distinct_tours"], fields["edge_diversity"] = div.Instances, div.DistinctTours, div.EdgeShare
+		}
+		b, err := json.Marshal(fields)
 		if err != nil {
 			return fmt.Errorf("check: %w", err)
 		}
@@ -84,5 +89,9 @@ func checkAction(c *cli.Context) error {
 		return nil
 	}
 	m.WriteTable(w, refs != nil)
+	if div.Instances > 0 {
+		fmt.Fprintf(w, "%-17s %.3f (mean different feasible tours per instance, over the %d instances with two or more)\n", "distinct_tours", div.DistinctTours, div.Instances)
+		fmt.Fprintf(w, "%-17s %.4f (mean share of a feasible tour's edges another of the same instance lacks)\n", "edge_diversity", div.EdgeShare)
+	}
 	return nil
 }

@@ -64,6 +64,27 @@ func TestGenerateInspectCheck(t *testing.T) {
 			t.Fatalf("%s = %v", k, m[k])
 		}
 	}
+	if _, ok := m["edge_diversity"]; ok {
+		t.Errorf("edge_diversity reported with one feasible tour per instance: %v", m)
+	}
+	// A second copy of instance 0's tour: one instance with two feasible tours, alike.
+	sp2 := filepath.Join(dir, "s2.parquet")
+	if err := datasets.WriteSolutions(sp2, datasets.Metadata{}, append(sols, sols[0]), datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err = runCLI(t, "check", "--instances", ip, "--solutions", sp2, "--json"); err != nil {
+		t.Fatalf("check: %v\n%s", err, out)
+	}
+	m = nil
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	if m["diversity_instances"] != 1.0 || m["distinct_tours"] != 1.0 || m["edge_diversity"] != 0.0 {
+		t.Errorf("diversity of two copies: %v", m)
+	}
+	if out, err = runCLI(t, "check", "--instances", ip, "--solutions", sp2); err != nil || !strings.Contains(out, "edge_diversity    0.0000") {
+		t.Errorf("table: %v\n%s", err, out)
+	}
 }
 
 // expectFailure runs the CLI, expects an error mentioning every part, and
