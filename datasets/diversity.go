@@ -1,7 +1,5 @@
 package datasets
 
-import "github.com/lmask/lmask/lazymask"
-
 // TourDiversity measures how alike the tours of one instance are, as starts
 // for a local search: distinct is the number of different tours, and
 // edgeShare the mean, over ordered pairs of tours, of the share of one
@@ -46,9 +44,9 @@ func TourDiversity(tours [][]int) (distinct int, edgeShare float64) {
 	return distinct, sum / float64(len(tours)*(len(tours)-1))
 }
 
-// Diversity says how alike each instance's feasible tours are, for a file of
-// every decoded tour (lmask-infer --all-tours). It is kept apart from
-// Metrics, which streamed and merged files also produce.
+// Diversity says how alike each instance's feasible tours are
+// (EvaluateDiversity). It is kept apart from Metrics, which streamed and
+// merged files also produce.
 type Diversity struct {
 	// Instances counts the instances with two or more feasible tours;
 	// DistinctTours and EdgeShare are the means of TourDiversity over them.
@@ -56,34 +54,22 @@ type Diversity struct {
 	DistinctTours, EdgeShare float64
 }
 
-// MeasureDiversity replays every row of sols with lazymask.Check and
-// averages TourDiversity over the instances with two or more feasible
-// tours. Rows naming no instance of insts or carrying a malformed tour are
-// skipped (Evaluate reports them).
-func MeasureDiversity(insts []*lazymask.Instance, sols []Solution) Diversity {
-	feasible := make([][][]int, len(insts))
-	for r := range sols {
-		s := &sols[r]
-		if s.Instance < 0 || s.Instance >= int64(len(insts)) || s.Tour == nil {
-			continue
-		}
-		if res, err := lazymask.Check(insts[s.Instance], s.Tour); err == nil && res.Feasible {
-			feasible[s.Instance] = append(feasible[s.Instance], s.Tour)
-		}
+// add counts one instance's feasible tours (nothing with fewer than two,
+// or on a nil d).
+func (d *Diversity) add(tours [][]int) {
+	if d == nil || len(tours) < 2 {
+		return
 	}
-	var d Diversity
-	for _, tours := range feasible {
-		if len(tours) < 2 {
-			continue
-		}
-		k, e := TourDiversity(tours)
-		d.Instances++
-		d.DistinctTours += float64(k)
-		d.EdgeShare += e
-	}
-	if d.Instances > 0 {
+	k, e := TourDiversity(tours)
+	d.Instances++
+	d.DistinctTours += float64(k)
+	d.EdgeShare += e
+}
+
+// finish turns the sums of add into means.
+func (d *Diversity) finish() {
+	if d != nil && d.Instances > 0 {
 		d.DistinctTours /= float64(d.Instances)
 		d.EdgeShare /= float64(d.Instances)
 	}
-	return d
 }

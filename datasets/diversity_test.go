@@ -28,9 +28,9 @@ func TestTourDiversity(t *testing.T) {
 	}
 }
 
-// MeasureDiversity counts only feasible tours, and only instances with two
+// EvaluateDiversity counts only feasible tours, and only instances with two
 // or more.
-func TestMeasureDiversity(t *testing.T) {
+func TestEvaluateDiversity(t *testing.T) {
 	open := func() *lazymask.Instance { // no binding window: every order is feasible
 		in := squareInstance()
 		in.Late = []float64{100, 100, 100, 100}
@@ -43,10 +43,14 @@ func TestMeasureDiversity(t *testing.T) {
 		{Instance: 2, Tour: []int{0, 1, 2, 3}}, {Instance: 2, Tour: []int{0, 3, 2, 1}}, // the second is late
 	}
 	// instance 0: pairs (same 0, swap 0.75) from each copy and 0.75 twice from the swap: 3/6
-	if d := MeasureDiversity(insts, sols); d.Instances != 1 || d.DistinctTours != 2 || math.Abs(d.EdgeShare-0.5) > 1e-12 {
+	_, d, err := EvaluateDiversity(insts, sols, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Instances != 1 || d.DistinctTours != 2 || math.Abs(d.EdgeShare-0.5) > 1e-12 {
 		t.Fatalf("diversity %+v; want 1 instance, 2 distinct, edge share 0.5", d)
 	}
-	if d := MeasureDiversity(insts[1:2], []Solution{{Instance: 0, Tour: []int{0, 1, 2, 3}}}); d != (Diversity{}) {
+	if _, d, err := EvaluateDiversity(insts[1:2], []Solution{{Instance: 0, Tour: []int{0, 1, 2, 3}}}, nil); err != nil || d != (Diversity{}) {
 		t.Errorf("one tour: %+v, want none", d)
 	}
 }

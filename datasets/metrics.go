@@ -286,6 +286,21 @@ func (t *Tally) Metrics() Metrics {
 // or carrying a malformed tour is a *RowError naming the file ("solutions"
 // or "reference"; callers put in the path), the row and the field.
 func Evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution) (Metrics, error) {
+	return evaluate(insts, sols, refs, nil)
+}
+
+// EvaluateDiversity is Evaluate that also measures, from the same replay,
+// how alike each instance's feasible tours are (a file of every decoded
+// tour, e.g. lmask-infer --all-tours).
+func EvaluateDiversity(insts []*lazymask.Instance, sols []Solution, refs []Solution) (Metrics, Diversity, error) {
+	var d Diversity
+	m, err := evaluate(insts, sols, refs, &d)
+	return m, d, err
+}
+
+// evaluate is Evaluate, adding each instance's feasible tours to div when
+// it is not nil.
+func evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution, div *Diversity) (Metrics, error) {
 	t, err := NewTally(len(insts), refs)
 	if err != nil {
 		return Metrics{}, err
@@ -306,14 +321,21 @@ func Evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution) (Met
 		if err := t.AddInstance(int64(i), inst); err != nil {
 			return Metrics{}, err
 		}
+		var feasible [][]int
 		for _, r := range rows {
-			if _, err := t.AddRow(int64(i), inst, sols[r].Tour); err != nil {
+			res, err := t.AddRow(int64(i), inst, sols[r].Tour)
+			if err != nil {
 				return Metrics{}, &RowError{File: "solutions", Row: int64(r), Field: "tour", Err: err}
 			}
+			if div != nil && res.Feasible {
+				feasible = append(feasible, sols[r].Tour)
+			}
 		}
+		div.add(feasible)
 	}
 	m := t.Metrics()
 	m.Best = t.best
+	div.finish()
 	return m, nil
 }
 

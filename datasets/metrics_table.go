@@ -11,9 +11,7 @@ import (
 // labelled as the JSON keys are; rates and gaps in percent. gap says
 // whether references were given (otherwise the gap lines are left out).
 func (m Metrics) WriteTable(w io.Writer, gap bool) {
-	line := func(label, format string, a ...any) {
-		fmt.Fprintf(w, "%-17s "+format+"\n", append([]any{label}, a...)...)
-	}
+	line := func(label, format string, a ...any) { tableLine(w, label, format, a...) }
 	line("instances", "%d", m.Instances)
 	if m.Unsolved > 0 {
 		line("unsolved", "%d instances have no solution row (counted as infeasible)", m.Unsolved)
@@ -41,4 +39,19 @@ func (m Metrics) WriteTable(w io.Writer, gap bool) {
 	if m.Tours > 0 {
 		line("mean_length", "%.6g", m.MeanLength)
 	}
+}
+
+// WriteTable writes d's lines in the layout of Metrics.WriteTable (nothing
+// when no instance has two feasible tours).
+func (d Diversity) WriteTable(w io.Writer) {
+	if d.Instances == 0 {
+		return
+	}
+	tableLine(w, "distinct_tours", "%.3f (mean different feasible tours per instance, over the %d instances with two or more)", d.DistinctTours, d.Instances)
+	tableLine(w, "edge_diversity", "%.4f (mean share of a feasible tour's edges another of the same instance lacks)", d.EdgeShare)
+}
+
+// tableLine writes one "label  value" line of the metrics tables.
+func tableLine(w io.Writer, label, format string, a ...any) {
+	fmt.Fprintf(w, "%-17s "+format+"\n", append([]any{label}, a...)...)
 }

@@ -66,8 +66,9 @@ type Config struct {
 
 	// Imitate names a label set folder, or several separated by commas
 	// (datasets.ReadLabelSets; made by lmask-data label). Each step
-	// replays ImitateBatch label tours teacher-forced under the LazyMask masks and minimises their mean
-	// negative log-likelihood, with no rollout. With RLWeight > 0 the same
+	// replays ImitateBatch label tours teacher-forced under the LazyMask
+	// masks and minimises their mean negative log-likelihood, with no
+	// rollout. With RLWeight > 0 the same
 	// update adds RLWeight times the REINFORCE loss of Batch generated
 	// instances × Samples rollouts, so the penalty for dead ends and the
 	// states only backtracking reaches shape the network alongside the

@@ -69,12 +69,11 @@ func checkAction(c *cli.Context) error {
 		insts = insts[:lim]
 		sols, refs = datasets.FirstInstances(sols, lim), datasets.FirstInstances(refs, lim)
 	}
-	m, err := datasets.Evaluate(insts, sols, refs)
+	m, div, err := datasets.EvaluateDiversity(insts, sols, refs)
 	if err != nil {
 		err = datasets.WithPath(datasets.WithPath(err, "solutions", c.String("solutions")), "reference", c.String("reference"))
 		return fmt.Errorf("check: %w", err)
 	}
-	div := datasets.MeasureDiversity(insts, sols)
 	w := c.App.Writer
 	if c.Bool("json") {
 		fields := m.JSONFields()
@@ -89,9 +88,6 @@ func checkAction(c *cli.Context) error {
 		return nil
 	}
 	m.WriteTable(w, refs != nil)
-	if div.Instances > 0 {
-		fmt.Fprintf(w, "%-17s %.3f (mean different feasible tours per instance, over the %d instances with two or more)\n", "distinct_tours", div.DistinctTours, div.Instances)
-		fmt.Fprintf(w, "%-17s %.4f (mean share of a feasible tour's edges another of the same instance lacks)\n", "edge_diversity", div.EdgeShare)
-	}
+	div.WriteTable(w)
 	return nil
 }
