@@ -68,11 +68,10 @@ type Config struct {
 	// (datasets.ReadLabelSets; made by lmask-data label). Each step
 	// replays ImitateBatch label tours teacher-forced under the LazyMask
 	// masks and minimises their mean negative log-likelihood, with no
-	// rollout. With RLWeight > 0 the same
-	// update adds RLWeight times the REINFORCE loss of Batch generated
-	// instances × Samples rollouts, so the penalty for dead ends and the
-	// states only backtracking reaches shape the network alongside the
-	// labels. ImitateLimit caps the labels read (0: all).
+	// rollout. With RLWeight > 0 the same update adds RLWeight times the
+	// REINFORCE loss of Batch generated instances × Samples rollouts, so
+	// the penalty for dead ends and the states only backtracking reaches
+	// shape the network alongside the labels. ImitateLimit caps the labels read (0: all).
 	Imitate      string  `json:"imitate,omitempty"`
 	ImitateBatch int     `json:"imitate_batch,omitempty"`
 	ImitateLimit int     `json:"imitate_limit,omitempty"`
