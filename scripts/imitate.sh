@@ -51,7 +51,7 @@ train() { # train TOTAL_STEPS: start, or resume up to TOTAL_STEPS (never lowerin
     [ "$(run_step)" -lt "$1" ] && bin/lmask-train --out "$run" --resume --steps "$1"
   else
     bin/lmask-train --problem "$p" --size "$n" --hardness "$h" --out "$run" --init-from "$start" --imitate "$lab" \
-      --imitate-batch "$ibatch" --steps "$1" --milestones 1000000 --lr 3e-4 --layers 3 \
+      --imitate-batch "$ibatch" --steps "$1" --milestones 1000000 --lr 3e-4 \
       --val "$val" --val-limit 256 --val-every 100 --checkpoint-every 50
   fi
   return 0

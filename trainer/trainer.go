@@ -488,6 +488,20 @@ func (t *Trainer) save(name string) error {
 
 func (t *Trainer) writeCurve() error { return WriteCurve(t.opt.Dir, t.log.Records()) }
 
+// InitSizes returns the model sizes of an --init-from source (a checkpoint,
+// a run directory or an exported model directory), so that a warm start can
+// take them instead of repeating them as flags.
+func InitSizes(path string) (features.Config, error) {
+	if isModelDir(path) {
+		return features.ReadConfig(path)
+	}
+	ck, err := ReadCheckpoint(path)
+	if err != nil {
+		return features.Config{}, err
+	}
+	return ck.Config.Model, nil
+}
+
 // isModelDir reports whether path is an exported model directory (its
 // config.json and ONNX files) rather than a run directory or checkpoint.
 func isModelDir(path string) bool {

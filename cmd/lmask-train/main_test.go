@@ -93,6 +93,23 @@ func TestRun_TrainResumeExport(t *testing.T) {
 	if err != nil || wk.Step != 0 || wk.Config.Warm == nil || wk.Config.Warm.Step != 6 || wk.InstancesSeen != ck.InstancesSeen {
 		t.Fatalf("warm checkpoint %+v %v", wk, err)
 	}
+	// Without size flags a warm start takes the source's sizes (here those of
+	// the exported model, 1 layer of width 8, against the defaults 6 and 128);
+	// a size flag that disagrees is refused.
+	bare := []string{"lmask-train", "--problem", "tspdl", "--size", "8", "--hardness", "hard", "--batch", "4", "--samples", "4",
+		"--backend", "go", "--init-from", filepath.Join(out, ModelDir), "--steps", "5", "--time-limit", "1ns"}
+	adopt := filepath.Join(dir, "adopt")
+	if err := run(context.Background(), append(slices.Clone(bare), "--out", adopt), &stdout, &stderr); err != nil {
+		t.Fatalf("init-from without size flags: %v\n%s", err, stderr.String())
+	}
+	if ak, err := trainer.ReadCheckpoint(adopt); err != nil || ak.Config.Model.Layers != 1 || ak.Config.Model.DModel != 8 ||
+		ak.Config.Model.Heads != 2 || ak.Config.Model.FFN != 16 || ak.Config.Warm == nil || !ak.Config.Warm.Model {
+		t.Fatalf("adopted sizes: %+v %v", ak, err)
+	}
+	err = run(context.Background(), append(slices.Clone(bare), "--out", filepath.Join(dir, "clash"), "--layers", "2"), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "differ") {
+		t.Errorf("init-from with --layers 2 against a 1-layer model: %v", err)
+	}
 	// The curve of both stages, joined: the resumed run's 6 steps, then the
 	// warm start's (none).
 	svg := filepath.Join(dir, "stages.svg")

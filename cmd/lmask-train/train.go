@@ -17,6 +17,7 @@ import (
 	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/internal/modelpath"
+	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -56,6 +57,11 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		var err error
 		if cfg, err = configFromFlags(c); err != nil {
 			return err
+		}
+		if initFrom != "" {
+			if err := adoptInitSizes(c, &cfg.Model, initFrom); err != nil {
+				return err
+			}
 		}
 		if opt.Val, err = loadVal(cfg, opt.ValRef); err != nil {
 			return err
@@ -238,4 +244,30 @@ func (p *progress) finish() {
 		_ = p.bar.Exit()
 		fmt.Fprintln(p.w)
 	}
+}
+
+// adoptInitSizes gives the run the --init-from model's sizes where no size flag
+// names one, so a warm start need not repeat them (an explicit flag that
+// disagrees still fails, in trainer.New).
+func adoptInitSizes(c *cli.Context, m *features.Config, initFrom string) error {
+	sz, err := trainer.InitSizes(initFrom)
+	if err != nil {
+		return fmt.Errorf("--init-from: %w", err)
+	}
+	if !c.IsSet("layers") {
+		m.Layers = sz.Layers
+	}
+	if !c.IsSet("d-model") {
+		m.DModel = sz.DModel
+	}
+	if !c.IsSet("heads") {
+		m.Heads = sz.Heads
+	}
+	if !c.IsSet("ffn") {
+		m.FFN = sz.FFN
+	}
+	if !c.IsSet("rie") {
+		m.RIE = sz.RIE
+	}
+	return nil
 }
