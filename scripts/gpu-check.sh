@@ -12,7 +12,7 @@
 # GPU_CHECK_XLA=0 skips the optional XLA bench,
 # GPU_CHECK_EXTRA_LD (put first on LD_LIBRARY_PATH; gpu-prepare.sh's fake CUDA libraries for a test without a GPU),
 # GPU_CHECK_GPU_DEVICE=cpu (a dry run of the whole script on a machine without a GPU: the "GPU" runs use the CPU).
-# Routes (work/gpu/NOTES.md): B = onnxruntime-node 1.29.0 core + asus4 1.29.0 CUDA 13 provider from the bundle;
+# Routes (docs/gpu-check.md): B = onnxruntime-node 1.29.0 core + asus4 1.29.0 CUDA 13 provider from the bundle;
 # A' = the bundle's 1.30.0 core + the providers of a pip onnxruntime-gpu 1.30.0; A = a core library in pip's capi.
 set -uo pipefail # not -e: a failed run is recorded and the next one still runs
 cd "$(dirname "$0")/.." || exit 1

@@ -9,7 +9,7 @@
 # architectures zeroed, 38 MB packed) or full (unmodified, 164 MB packed, about 5 more parts); GPU_WITH_XLA=0 leaves out
 # the optional XLA build of lmask-train; GPU_SELFTEST=0 skips the CPU self-test at the end; LMASK_SHARED (../shared).
 #
-# Where the libraries come from (see work/gpu/NOTES.md): the CUDA 13 provider and libonnxruntime_providers_shared.so
+# Where the libraries come from (see docs/gpu-check.md): the CUDA 13 provider and libonnxruntime_providers_shared.so
 # from npm com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9 (onnxruntime 1.29.0); the core library from npm
 # onnxruntime-node@1.29.0, whose Linux build has the CUDA provider bridge. The core of com.github.asus4.onnxruntime is
 # a CPU-only build ("CUDA execution provider is not enabled in this build"), so it is not shipped.
@@ -28,9 +28,6 @@ GPU_PKG=(com.github.asus4.onnxruntime.linux-x64-gpu 0.4.9
   sha512-FopIhNE/Ng+v2X65wVc9clPCBCvhvA53Hxo2U0Kf5fGdVsC7iCA+mZ0KLWggcQAj7TIZ6pNidR4AC10g74Xo6w==)
 NODE_PKG=(onnxruntime-node 1.29.0
   sha512-WjiVVB72riILz8HbYvxvmjKyE/WmkYoSfKY++axo5jAR609HQg8MwiG/HhShpTcJfmmAdzxxmB+MMST3A+SiPA==)
-# Checked only if already downloaded (its core library is the CPU-only one; kept for the record in NOTES.md).
-CORE_PKG=(com.github.asus4.onnxruntime 0.4.9
-  sha512-BkzxduSZ9IkeDP6Q8lz2TFU2ie7hSSvS7ZIfzMooExoq0CNzJnuuGaUJ7IsojBgqO4ouD1jXah8OYyJbCN29Fg==)
 # sha256 of the libraries inside them, as first extracted and inspected on 2026-11-28.
 SHA_CUDA=56cf3254b118ad837ccc4ed8f6d1b23504bbf7ef91b34cbc0b289cb7f10b3037   # libonnxruntime_providers_cuda.so (asus4 gpu)
 SHA_SHARED=c6a12593396095f5670160e284c35d1700b7708cf3037b7042e2a5200ccae772 # libonnxruntime_providers_shared.so (asus4 gpu)
@@ -70,8 +67,6 @@ fetch() { # name version integrity
 }
 fetch "${GPU_PKG[@]}"
 fetch "${NODE_PKG[@]}"
-core_tgz="$G/dl/${CORE_PKG[0]}-${CORE_PKG[1]}.tgz"
-if [ -f "$core_tgz" ] && [ "$(integrity "$core_tgz")" != "${CORE_PKG[2]}" ]; then die "$core_tgz: integrity mismatch"; fi
 
 # 3. The three libraries, each checked against its pinned sha256.
 extract() { # tarball member dest sha256
@@ -247,7 +242,7 @@ room=$((64 * 1048576 - tree_b - PART_MIB * 1048576 - 8192))
 echo
 echo "Bundle: $A ($(du -h "$A" | cut -f1), $n parts of at most $PART_MIB MiB; CUDA provider: $PROVIDER)."
 echo "Working tree sent with each command: $((tree_b / 1000)) kB; headroom under 64 MiB with a full part: $((room / 1000)) kB."
-echo "Device commands, in order (see work/gpu/NOTES.md):"
+echo "Device commands, in order (see docs/gpu-check.md):"
 for ((i = 1; i <= n; i++)); do
   p=$(printf 'work/gpu/part-%02d' "$i")
   if ((i < n)); then cmd="bash scripts/gpu-check.sh stage"; else cmd="bash scripts/gpu-check.sh run"; fi
