@@ -48,6 +48,11 @@ type LabelSpec struct {
 	// Keep names the instances a chunk keeps of the ChunkSize it draws:
 	// "" every one, KeepFailed those where a start tour is infeasible.
 	Keep string `json:"keep,omitempty"`
+	// Prefixes marks a set of prefix completions: each tour begins with a
+	// prefix of the start model's own greedy tour (its row's Fixed
+	// positions) that the search completed; imitation learns the steps
+	// after the prefix, the states the model reaches itself (DAgger).
+	Prefixes bool `json:"prefixes,omitempty"`
 	// Rounds records each relabelling round (self-improvement) in order.
 	Rounds []LabelRound `json:"rounds,omitempty"`
 	// Pending is a relabelling round that was interrupted; the next one
@@ -146,6 +151,9 @@ type Labels struct {
 	Insts []*lazymask.Instance
 	Tours [][]int
 	Costs []float64
+	// Fixed holds, per tour, the positions imitation does not learn (the
+	// start model's prefix in a set of prefix completions; 0 elsewhere).
+	Fixed []int
 	// Chunks lists the chunks read; Skipped counts instances without a
 	// feasible tour (left out).
 	Chunks  []int
@@ -172,11 +180,12 @@ func ReadLabels(dir string, limit int) (*Labels, error) {
 			break
 		}
 		ip, sp := LabelChunkPaths(dir, c)
-		insts, tours, _, err := ReadLabelChunk(ip, sp)
+		ch, err := ReadLabelChunk(ip, sp)
 		if err != nil {
 			return nil, err
 		}
-		for i, in := range insts {
+		tours := ch.Tours
+		for i, in := range ch.Insts {
 			if limit > 0 && len(l.Insts) >= limit {
 				break
 			}
@@ -199,6 +208,7 @@ func ReadLabels(dir string, limit int) (*Labels, error) {
 			l.Insts = append(l.Insts, in)
 			l.Tours = append(l.Tours, tours[i])
 			l.Costs = append(l.Costs, res.Cost)
+			l.Fixed = append(l.Fixed, ch.Fixed[i])
 		}
 		l.Chunks = append(l.Chunks, c)
 	}
@@ -229,6 +239,7 @@ func ReadLabelSets(dirs []string, limit int) (*Labels, error) {
 				dir, l.Spec.Problem, l.Spec.Size, dirs[0], all.Spec.Problem, all.Spec.Size)
 		}
 		all.Insts, all.Tours, all.Costs = append(all.Insts, l.Insts...), append(all.Tours, l.Tours...), append(all.Costs, l.Costs...)
+		all.Fixed = append(all.Fixed, l.Fixed...)
 		all.Chunks, all.Skipped = append(all.Chunks, l.Chunks...), all.Skipped+l.Skipped
 	}
 	if all == nil {
@@ -237,29 +248,37 @@ func ReadLabelSets(dirs []string, limit int) (*Labels, error) {
 	return all, nil
 }
 
-// ReadLabelChunk reads one chunk: its instances and, per instance, the
-// tour of its solutions row and the search that made it (nil and "" where
-// there is none). A solutions file with two rows for one instance or a row
-// for no instance is an error.
-func ReadLabelChunk(instances, solutions string) ([]*lazymask.Instance, [][]int, []string, error) {
+// LabelChunk is one chunk of a label set: its instances and, per instance,
+// the tour of its solutions row, the search that made it and the row's
+// fixed prefix (nil, "" and 0 where there is none).
+type LabelChunk struct {
+	Insts   []*lazymask.Instance
+	Tours   [][]int
+	Sources []string
+	Fixed   []int
+}
+
+// ReadLabelChunk reads one chunk. A solutions file with two rows for one
+// instance or a row for no instance is an error.
+func ReadLabelChunk(instances, solutions string) (*LabelChunk, error) {
 	d, err := ReadInstances(instances)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	sols, _, err := ReadSolutions(solutions)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	tours := make([][]int, len(d.Instances))
-	sources := make([]string, len(d.Instances))
+	n := len(d.Instances)
+	ch := &LabelChunk{Insts: d.Instances, Tours: make([][]int, n), Sources: make([]string, n), Fixed: make([]int, n)}
 	for _, s := range sols {
-		if s.Instance < 0 || s.Instance >= int64(len(tours)) {
-			return nil, nil, nil, fmt.Errorf("%s: instance %d: no such row in %s (%d rows)", solutions, s.Instance, instances, len(tours))
+		if s.Instance < 0 || s.Instance >= int64(n) {
+			return nil, fmt.Errorf("%s: instance %d: no such row in %s (%d rows)", solutions, s.Instance, instances, n)
 		}
-		if tours[s.Instance] != nil {
-			return nil, nil, nil, fmt.Errorf("%s: instance %d has two rows", solutions, s.Instance)
+		if ch.Tours[s.Instance] != nil {
+			return nil, fmt.Errorf("%s: instance %d has two rows", solutions, s.Instance)
 		}
-		tours[s.Instance], sources[s.Instance] = s.Tour, s.Source
+		ch.Tours[s.Instance], ch.Sources[s.Instance], ch.Fixed[s.Instance] = s.Tour, s.Source, s.Fixed
 	}
-	return d.Instances, tours, sources, nil
+	return ch, nil
 }

@@ -45,6 +45,7 @@ type solutionRow struct {
 	Source        string  `parquet:"source,dict"`
 	Aug           int32   `parquet:"aug"`
 	Sample        int32   `parquet:"sample"`
+	Fixed         int32   `parquet:"fixed,optional"`
 }
 
 // Solution is one tour for one instance, or a reference value without a
@@ -72,6 +73,10 @@ type Solution struct {
 	Source string
 	// Aug is the dihedral augmentation index, Sample the sample index.
 	Aug, Sample int
+	// Fixed, in a label set of prefix completions, is how many positions of
+	// Tour (the depot included) a model decoded before the search completed
+	// the rest; imitation learns only the steps after them. 0 elsewhere.
+	Fixed int
 }
 
 // Checked returns a Solution for tour filled with the checker's verdict on
@@ -187,7 +192,7 @@ func toSolutionRow(s *Solution) solutionRow {
 	r := solutionRow{
 		Instance: s.Instance, Cost: s.Cost, CostOrig: s.CostOrig, Feasible: s.Feasible,
 		Violation: s.Violation, ViolatedNodes: int32(s.ViolatedNodes), Backtracks: int32(s.Backtracks),
-		SolveTime: s.SolveTime, Source: s.Source, Aug: int32(s.Aug), Sample: int32(s.Sample),
+		SolveTime: s.SolveTime, Source: s.Source, Aug: int32(s.Aug), Sample: int32(s.Sample), Fixed: int32(s.Fixed),
 	}
 	if s.Tour != nil {
 		r.Tour = make([]int32, len(s.Tour))
@@ -216,10 +221,13 @@ func fromSolutionRow(file string, row int64, r *solutionRow) (Solution, error) {
 	if len(r.Tour) != 0 && math.IsInf(r.Cost, 1) {
 		return Solution{}, fail("cost", "a row with a tour has infinite cost")
 	}
+	if r.Fixed < 0 || (len(r.Tour) > 0 && int(r.Fixed) > len(r.Tour)) {
+		return Solution{}, fail("fixed", "fixed prefix %d outside the tour of %d positions", r.Fixed, len(r.Tour))
+	}
 	s := Solution{
 		Instance: r.Instance, Cost: r.Cost, CostOrig: r.CostOrig, Feasible: r.Feasible,
 		Violation: r.Violation, ViolatedNodes: int(r.ViolatedNodes), Backtracks: int(r.Backtracks),
-		SolveTime: r.SolveTime, Source: r.Source, Aug: int(r.Aug), Sample: int(r.Sample),
+		SolveTime: r.SolveTime, Source: r.Source, Aug: int(r.Aug), Sample: int(r.Sample), Fixed: int(r.Fixed),
 	}
 	if len(r.Tour) != 0 {
 		s.Tour = make([]int, len(r.Tour))

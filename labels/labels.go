@@ -9,6 +9,7 @@ package labels
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,6 +58,12 @@ const progressEvery = 256
 // tour of each (nil where no feasible tour was found). The tours depend
 // on seed and the chunk only, not on the worker count.
 func (s Search) solve(ctx context.Context, insts []*lazymask.Instance, starts [][][]int, seed uint64, progress Progress) ([][]int, error) {
+	return s.solveFixed(ctx, insts, starts, nil, seed, progress)
+}
+
+// solveFixed is solve where instance i's starts share a prefix of fixed[i]
+// positions that the search keeps (fixed nil: none).
+func (s Search) solveFixed(ctx context.Context, insts []*lazymask.Instance, starts [][][]int, fixed []int, seed uint64, progress Progress) ([][]int, error) {
 	tours := make([][]int, len(insts))
 	opt := solve.Options{Search: localsearch.Options{Kicks: s.Kicks, MaxStarts: s.MaxStarts}, Urgency: true, Workers: s.Workers}
 	for lo := 0; lo < len(insts); lo += progressEvery {
@@ -67,6 +74,9 @@ func (s Search) solve(ctx context.Context, insts []*lazymask.Instance, starts []
 		jobs := make([]solve.Job, hi-lo)
 		for i := range jobs {
 			jobs[i] = solve.Job{Inst: insts[lo+i], Starts: starts[lo+i], Seed: seed ^ uint64(lo+i+1)*labelSeedMix}
+			if fixed != nil {
+				jobs[i].Fixed = fixed[lo+i]
+			}
 		}
 		res, _, err := solve.Improve(jobs, opt)
 		if err != nil {
@@ -111,10 +121,10 @@ func Open(dir string, want datasets.LabelSpec) (datasets.LabelSpec, error) {
 				dir, have.GeneratorVersion, want.GeneratorVersion)
 		}
 		if have.Problem != want.Problem || have.Size != want.Size || have.Hardness != want.Hardness ||
-			have.Seed != want.Seed || have.ChunkSize != want.ChunkSize || have.Keep != want.Keep {
-			return have, fmt.Errorf("label set %s was made with problem %s, size %d, hardness %s, seed %d, chunk %d, keep %q; "+
-				"this call asks for %s, %d, %s, %d, %d, %q (use another folder)", dir, have.Problem, have.Size, have.Hardness,
-				have.Seed, have.ChunkSize, have.Keep, want.Problem, want.Size, want.Hardness, want.Seed, want.ChunkSize, want.Keep)
+			have.Seed != want.Seed || have.ChunkSize != want.ChunkSize || have.Keep != want.Keep || have.Prefixes != want.Prefixes {
+			return have, fmt.Errorf("label set %s was made with problem %s, size %d, hardness %s, seed %d, chunk %d, keep %q, prefixes %v; "+
+				"this call asks for %s, %d, %s, %d, %d, %q, %v (use another folder)", dir, have.Problem, have.Size, have.Hardness,
+				have.Seed, have.ChunkSize, have.Keep, have.Prefixes, want.Problem, want.Size, want.Hardness, want.Seed, want.ChunkSize, want.Keep, want.Prefixes)
 		}
 		return have, nil
 	}
@@ -171,7 +181,11 @@ func (b *Builder) Grow(ctx context.Context, count int) (int, error) {
 		if b.Spec.Keep == datasets.KeepFailed {
 			insts, starts = keepFailed(insts, starts, b.Decodes)
 		}
-		tours, err := b.Search.solve(ctx, insts, starts, datasets.ChunkSeed(b.Spec.Seed, c), b.progress(base))
+		var fixed []int
+		if b.Spec.Prefixes {
+			starts, fixed = prefixes(insts, starts, datasets.ChunkSeed(b.Spec.Seed, c))
+		}
+		tours, err := b.Search.solveFixed(ctx, insts, starts, fixed, datasets.ChunkSeed(b.Spec.Seed, c), b.progress(base))
 		if err != nil {
 			return written, fmt.Errorf("label chunk %d: %w", c, err)
 		}
@@ -181,7 +195,7 @@ func (b *Builder) Grow(ctx context.Context, count int) (int, error) {
 		if err := datasets.WriteInstances(ip, meta, insts, nil, datasets.WriterOptions{}); err != nil {
 			return written, err
 		}
-		found, cost, err := writeTours(sp, ip, meta, insts, tours, nil, b.Starter.Describe()+"; "+b.Search.Describe())
+		found, cost, err := writeTours(sp, ip, meta, insts, tours, nil, fixed, b.Starter.Describe()+"; "+b.Search.Describe())
 		if err != nil {
 			return written, err
 		}
@@ -241,11 +255,47 @@ func keepFailed(insts []*lazymask.Instance, starts [][][]int, decodes int) ([]*l
 	return ki, ks
 }
 
+// prefixSeedMix separates the draw of each instance's prefix length.
+const prefixSeedMix = 0x9fb21c651e98df25
+
+// prefixes turns each instance's first start tour (the model's greedy
+// decode) into the start of a prefix completion: a prefix of 2 to n−2
+// positions (uniform, seeded by seed and the instance), cut before the
+// first node that breaks a constraint. It returns one start per instance
+// and the prefix lengths; an instance without a start keeps none (no label).
+func prefixes(insts []*lazymask.Instance, starts [][][]int, seed uint64) ([][][]int, []int) {
+	out := make([][][]int, len(insts))
+	fixed := make([]int, len(insts))
+	for i, in := range insts {
+		if len(starts[i]) == 0 || in.N < 4 {
+			continue
+		}
+		t := starts[i][0]
+		rng := rand.New(rand.NewPCG(seed, uint64(i+1)*prefixSeedMix))
+		k := 2 + rng.IntN(in.N-3)
+		if r, err := lazymask.Check(in, t); err != nil {
+			continue
+		} else if !r.Feasible {
+			for p := 1; p < k; p++ {
+				if r.Violation[t[p]] > lazymask.Tol {
+					k = p
+					break
+				}
+			}
+		}
+		if k < 2 {
+			continue
+		}
+		out[i], fixed[i] = [][]int{t}, k
+	}
+	return out, fixed
+}
+
 // writeTours writes one solutions row per instance with a tour (checked
 // again by datasets.Checked), its source sources[i] (or source where
-// sources is nil or empty there), and returns how many and their mean
-// length.
-func writeTours(path, instances string, meta datasets.Metadata, insts []*lazymask.Instance, tours [][]int, sources []string, source string) (int, float64, error) {
+// sources is nil or empty there) and its fixed prefix fixed[i] (none where
+// fixed is nil), and returns how many and their mean length.
+func writeTours(path, instances string, meta datasets.Metadata, insts []*lazymask.Instance, tours [][]int, sources []string, fixed []int, source string) (int, float64, error) {
 	sm := meta
 	sm.Kind, sm.Source, sm.Instances = datasets.KindSolutions, source, filepath.Base(instances)
 	sols := make([]datasets.Solution, 0, len(insts))
@@ -264,6 +314,9 @@ func writeTours(path, instances string, meta datasets.Metadata, insts []*lazymas
 		}
 		if !s.Feasible {
 			return 0, 0, fmt.Errorf("%s: instance %d: label tour is infeasible", path, i)
+		}
+		if fixed != nil {
+			s.Fixed = fixed[i]
 		}
 		sols = append(sols, s)
 		sum += s.Cost
@@ -290,6 +343,9 @@ func (b *Builder) Relabel(ctx context.Context) (datasets.LabelRound, error) {
 	if err != nil {
 		return datasets.LabelRound{}, err
 	}
+	if spec.Prefixes {
+		return datasets.LabelRound{}, fmt.Errorf("label set %s holds prefix completions of one model's tours: relabelling would replace them by whole tours (draw a new set instead)", b.Dir)
+	}
 	round := datasets.LabelRound{Search: search}
 	if p := spec.Pending; p != nil && p.Search == search {
 		round = *p
@@ -308,10 +364,11 @@ func (b *Builder) Relabel(ctx context.Context) (datasets.LabelRound, error) {
 			continue
 		}
 		ip, sp := datasets.LabelChunkPaths(b.Dir, c)
-		insts, old, sources, err := datasets.ReadLabelChunk(ip, sp)
+		ch, err := datasets.ReadLabelChunk(ip, sp)
 		if err != nil {
 			return round, err
 		}
+		insts, old, sources := ch.Insts, ch.Tours, ch.Sources
 		tours, err := b.solveChunk(ctx, insts, datasets.ChunkSeed(b.Spec.Seed, c)^seed, base)
 		if err != nil {
 			return round, fmt.Errorf("relabel chunk %d: %w", c, err)
@@ -331,7 +388,7 @@ func (b *Builder) Relabel(ctx context.Context) (datasets.LabelRound, error) {
 		if err != nil {
 			return round, err
 		}
-		if _, _, err := writeTours(sp, ip, sm, insts, old, sources, search); err != nil {
+		if _, _, err := writeTours(sp, ip, sm, insts, old, sources, nil, search); err != nil {
 			return round, err
 		}
 		base += len(insts)

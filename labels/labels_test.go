@@ -237,11 +237,11 @@ func TestRelabelInterruptedContinues(t *testing.T) {
 	replaced := 0
 	for c := 0; c < 3; c++ {
 		ip, solp := datasets.LabelChunkPaths(dir, c)
-		_, _, sources, err := datasets.ReadLabelChunk(ip, solp)
+		ch, err := datasets.ReadLabelChunk(ip, solp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range sources {
+		for _, s := range ch.Sources {
 			if strings.Contains(s, "20 kicks") {
 				replaced++
 			} else if !strings.Contains(s, "0 kicks") {
@@ -324,10 +324,11 @@ func TestGrowKeepFailed(t *testing.T) {
 			}
 		}
 		ip, spath := datasets.LabelChunkPaths(dir, c)
-		insts, tours, _, err := datasets.ReadLabelChunk(ip, spath)
+		ch, err := datasets.ReadLabelChunk(ip, spath)
 		if err != nil {
 			t.Fatal(err)
 		}
+		insts, tours := ch.Insts, ch.Tours
 		if len(insts) != len(want) || len(want) < 5 || len(want) == sp.ChunkSize {
 			t.Fatalf("chunk %d keeps %d instances, want the %d of %d with an infeasible start (at least the 5 made so)", c, len(insts), len(want), sp.ChunkSize)
 		}
@@ -349,5 +350,79 @@ func TestGrowKeepFailed(t *testing.T) {
 	}
 	if _, err := Open(dir, spec("tsptw", "medium")); err == nil || !strings.Contains(err.Error(), "keep") {
 		t.Errorf("opening a failed-only set as a full one: error %v, want one naming keep", err)
+	}
+}
+
+// TestGrowPrefixes: every label of a prefix set begins with its Fixed
+// positions of the start model's first tour, is feasible, is never longer
+// than that tour when it was feasible, and imitation reads the prefix
+// lengths back; relabelling such a set is refused.
+func TestGrowPrefixes(t *testing.T) {
+	for _, problem := range []string{"tsptw", "tspdl"} {
+		sp := spec(problem, "medium")
+		sp.Prefixes = true
+		dir := t.TempDir()
+		st := randomL(5)
+		if n, err := build(t, dir, sp, st, 30); err != nil || n != 2 {
+			t.Fatalf("%s: %d chunks, %v; want 2, nil", problem, n, err)
+		}
+		labelled, kept, shorter := 0, 0, 0
+		for c := range 2 {
+			ip, spath := datasets.LabelChunkPaths(dir, c)
+			ch, err := datasets.ReadLabelChunk(ip, spath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			starts, err := st.Starts(context.Background(), ch.Insts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, in := range ch.Insts {
+				tour, k := ch.Tours[i], ch.Fixed[i]
+				if tour == nil {
+					continue
+				}
+				labelled++
+				first := starts[i][0]
+				if k < 2 || k > in.N-2 || !slices.Equal(tour[:k], first[:k]) {
+					t.Fatalf("%s chunk %d row %d: fixed %d, label %v does not begin with the start %v", problem, c, i, k, tour, first)
+				}
+				r, err := lazymask.Check(in, tour)
+				if err != nil || !r.Feasible {
+					t.Fatalf("%s chunk %d row %d: label infeasible (%v)", problem, c, i, err)
+				}
+				if r0, _ := lazymask.Check(in, first); r0.Feasible {
+					kept++
+					if r.Cost > r0.Cost+1e-9 {
+						t.Fatalf("%s chunk %d row %d: completion %v longer than the start's %v", problem, c, i, r.Cost, r0.Cost)
+					}
+					if r.Cost < r0.Cost-1e-9 {
+						shorter++
+					}
+				}
+			}
+		}
+		if labelled < 10 || kept == 0 || shorter == 0 {
+			t.Fatalf("%s: %d labels, %d from feasible starts, %d of them shorter", problem, labelled, kept, shorter)
+		}
+		l, err := datasets.ReadLabels(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range l.Fixed {
+			if k < 2 || k > len(l.Tours[i])-2 {
+				t.Fatalf("%s: label %d read back with fixed %d", problem, i, k)
+			}
+		}
+		if len(l.Fixed) != labelled {
+			t.Fatalf("%s: read %d prefix lengths for %d labels", problem, len(l.Fixed), labelled)
+		}
+		b := &Builder{Dir: dir, Spec: sp, Starter: st, Search: Search{Kicks: 3, MaxStarts: 2}}
+		if _, err := b.Relabel(context.Background()); err == nil || !strings.Contains(err.Error(), "prefix") {
+			t.Fatalf("%s: relabelling a prefix set: %v", problem, err)
+		}
+		if _, err := Open(dir, spec(problem, "medium")); err == nil || !strings.Contains(err.Error(), "prefixes") {
+			t.Fatalf("%s: opening a prefix set as a full one: %v", problem, err)
+		}
 	}
 }

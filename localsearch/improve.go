@@ -67,6 +67,14 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 	if len(starts) == 0 {
 		return Result{}, fmt.Errorf("improve %s: no starting tour", inst.Name)
 	}
+	if opt.Fixed > inst.N {
+		return Result{}, fmt.Errorf("improve %s: options: fixed prefix of %d positions in a tour of %d", inst.Name, opt.Fixed, inst.N)
+	}
+	for k, tour := range starts[1:] {
+		if opt.Fixed > 1 && (len(tour) < opt.Fixed || !slices.Equal(tour[:opt.Fixed], starts[0][:opt.Fixed])) {
+			return Result{}, fmt.Errorf("improve %s: start %d does not share start 0's fixed prefix of %d positions", inst.Name, k+1, opt.Fixed)
+		}
+	}
 	type cand struct {
 		tour  []int
 		chk   lazymask.Result
@@ -122,6 +130,8 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 		return res, fmt.Errorf("improve %s: %w: feasible start became infeasible: %w", inst.Name, ErrVerify, err)
 	case start.Feasible && final.Cost > start.Cost+costEps:
 		return res, fmt.Errorf("improve %s: %w: cost rose from %v to %v", inst.Name, ErrVerify, start.Cost, final.Cost)
+	case opt.Fixed > 1 && !slices.Equal(best[:opt.Fixed], cands[0].tour[:opt.Fixed]):
+		return res, fmt.Errorf("improve %s: %w: the fixed prefix of %d positions changed", inst.Name, ErrVerify, opt.Fixed)
 	}
 	return res, nil
 }
@@ -244,7 +254,7 @@ func (se *search) run(starts [][]int) []int {
 	}
 	// mergeable reports whether merging is on and the best tour feasible.
 	mergeable := func() bool {
-		return !se.opt.NoMerge && bestKey.excess == 0 && se.res.Stop == LocalOptimum
+		return !se.opt.NoMerge && se.opt.Fixed <= 1 && bestKey.excess == 0 && se.res.Stop == LocalOptimum
 	}
 	for n, tour := range starts {
 		if n > 0 && se.budgetHit() {
@@ -408,7 +418,7 @@ func (se *search) scan() (move, bool) {
 	var bestMove move
 	evals, tests := 0, 0
 	visit := func(m move) bool {
-		if len(se.rejected) > 0 && se.rejected[m] {
+		if len(se.rejected) > 0 && se.rejected[m] || m.lowest() < se.opt.Fixed {
 			return false
 		}
 		evals++
@@ -537,6 +547,9 @@ func (se *search) feasibleKick() bool {
 		} else {
 			continue
 		}
+		if m.lowest() < se.opt.Fixed {
+			continue
+		}
 		ps := m.pieces(n, &se.buf)
 		if !st.feasible(ps) {
 			continue
@@ -583,7 +596,7 @@ func (se *search) bridgesDL() (ok, done bool) {
 		}
 		j := i + 1 + se.rng.IntN(kickBridge)
 		k := j + 1 + se.rng.IntN(kickBridge)
-		if k > n {
+		if k > n || i < se.opt.Fixed {
 			continue
 		}
 		loadB := load[k-1] - load[j-1]
@@ -649,12 +662,16 @@ func (se *search) kick(tour []int) []int {
 	if n < 4 {
 		return out
 	}
+	fixed := max(se.opt.Fixed, 1)
+	if n-fixed < 2 {
+		return out
+	}
 	for r := 0; r < 2; r++ {
-		k := 1 + se.rng.IntN(min(3, n-2))
-		i := 1 + se.rng.IntN(n-k)
+		k := 1 + se.rng.IntN(min(3, n-fixed-1))
+		i := fixed + se.rng.IntN(n-fixed-k+1)
 		seg := append([]int(nil), out[i:i+k]...)
 		rest := append(append([]int(nil), out[:i]...), out[i+k:]...)
-		lo, hi := max(1, i-8), min(len(rest), i+8)
+		lo, hi := max(fixed, i-8), min(len(rest), i+8)
 		p := lo + se.rng.IntN(hi-lo+1)
 		if se.rng.IntN(2) == 1 {
 			for a, b := 0, len(seg)-1; a < b; a, b = a+1, b-1 {

@@ -516,3 +516,59 @@ func TestTSPDLScanTakesBestOfPosition(t *testing.T) {
 		t.Fatalf("too few informative cases: %d checked, %d with several improving moves", checked, several)
 	}
 }
+
+// TestFixedPrefix completes given prefixes: the first Fixed positions stay,
+// the result is never worse than the start, and no neighbour that keeps the
+// prefix is better (a local optimum of the suffix).
+func TestFixedPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	for _, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+		improved := 0
+		for it := 0; it < 120; it++ {
+			n := 6 + rng.IntN(4) // 6..9
+			in, hidden := randInstance(rng, prob, n, it)
+			start := hidden
+			if it%2 == 1 {
+				start = perm(rng, n)
+			}
+			fixed := 2 + rng.IntN(n-3)
+			opt := Options{Fixed: fixed, Seed: uint64(it), Kicks: it % 4, Shuffle: it%3 == 0}
+			res, err := Improve(in, start, opt)
+			if err != nil {
+				t.Fatalf("%v #%d: %v", prob, it, err)
+			}
+			if !slices.Equal(res.Tour[:fixed], start[:fixed]) {
+				t.Fatalf("%v #%d: prefix %v of %v changed: %v", prob, it, fixed, start, res.Tour)
+			}
+			before, _ := lazymask.Check(in, start)
+			after, _ := lazymask.Check(in, res.Tour)
+			if before.Feasible && (!after.Feasible || after.Cost > before.Cost+1e-9) {
+				t.Fatalf("%v #%d: worse than the start: %v (%v) -> %v (%v)", prob, it, before.Cost, before.Feasible, after.Cost, after.Feasible)
+			}
+			if after.Cost < before.Cost-1e-9 {
+				improved++
+			}
+			cur := key{excessOf(after), after.Cost}
+			for _, nb := range neighbours(res.Tour, 3) {
+				if !slices.Equal(nb[:fixed], start[:fixed]) {
+					continue
+				}
+				if r, _ := lazymask.Check(in, nb); (key{excessOf(r), r.Cost}).better(cur) {
+					t.Fatalf("%v #%d: %v has a better neighbour with the same prefix: %v", prob, it, res.Tour, nb)
+				}
+			}
+		}
+		if improved < 20 {
+			t.Fatalf("%v: only %d of 120 suffixes improved", prob, improved)
+		}
+	}
+	in, tour := randInstance(rng, lazymask.TSPTW, 8, 1)
+	other := append([]int(nil), tour...)
+	other[1], other[2] = other[2], other[1]
+	if _, err := ImproveFrom(in, [][]int{tour, other}, Options{Fixed: 3}); err == nil || !strings.Contains(err.Error(), "fixed prefix") {
+		t.Fatalf("starts with different prefixes: err = %v", err)
+	}
+	if _, err := Improve(in, tour, Options{Fixed: 9}); err == nil {
+		t.Fatal("a prefix longer than the tour was accepted")
+	}
+}

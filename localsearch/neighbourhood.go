@@ -21,6 +21,14 @@ type move struct {
 	rev  bool
 }
 
+// lowest is the first position whose node m changes.
+func (m move) lowest() int {
+	if (m.kind == OrOpt || m.kind == Relocate) && m.j < m.i {
+		return m.j + 1
+	}
+	return m.i
+}
+
 // pieces describes the tour after m as pieces of the current tour of n
 // nodes, written into buf.
 func (m move) pieces(n int, buf *[maxPieces]piece) []piece {

@@ -124,6 +124,11 @@ type Options struct {
 	Shuffle bool
 	// Seed drives Shuffle and Kicks.
 	Seed uint64
+	// Fixed keeps the first Fixed positions of the tour (the depot and the
+	// Fixed−1 nodes after it) in place: only the rest is searched, so the
+	// result completes a given prefix. Every start must share that prefix.
+	// 0 and 1 fix the depot alone; merges are off while Fixed > 1.
+	Fixed int
 }
 
 // validate rejects unknown neighbourhoods and negative budgets.
@@ -137,7 +142,8 @@ func (o *Options) validate() error {
 		name string
 		v    int64
 	}{{"max segment", int64(o.MaxSegment)}, {"max moves", int64(o.MaxMoves)}, {"max iterations", int64(o.MaxIterations)},
-		{"time limit", int64(o.TimeLimit)}, {"kicks", int64(o.Kicks)}, {"max starts", int64(o.MaxStarts)}} {
+		{"time limit", int64(o.TimeLimit)}, {"kicks", int64(o.Kicks)}, {"max starts", int64(o.MaxStarts)},
+		{"fixed", int64(o.Fixed)}} {
 		if f.v < 0 {
 			return fmt.Errorf("options: %s is negative (%d)", f.name, f.v)
 		}

@@ -22,6 +22,10 @@ type Job struct {
 	Starts [][]int
 	// Seed is the search's seed (localsearch.Options.Seed).
 	Seed uint64
+	// Fixed > 1 keeps the first Fixed positions of every start in place
+	// (localsearch.Options.Fixed): the search completes that prefix, and
+	// no urgency-order start is added.
+	Fixed int
 }
 
 // Options configure Improve.
@@ -253,7 +257,7 @@ func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
 		}
 		starts, from, verdicts = append(starts, t), append(from, k), append(verdicts, v)
 	}
-	if urgency && !res.Given.Feasible {
+	if urgency && !res.Given.Feasible && job.Fixed <= 1 {
 		if o.MaxStarts > 0 {
 			// The urgency order comes on top of the best MaxStarts given.
 			starts, from = bestDistinct(starts, from, verdicts, o.MaxStarts)
@@ -265,6 +269,9 @@ func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
 		return res, nil
 	}
 	o.Seed = job.Seed
+	if job.Fixed > 1 {
+		o.Fixed = job.Fixed
+	}
 	r, err := localsearch.ImproveFrom(in, starts, o)
 	if err != nil {
 		return res, err

@@ -62,8 +62,9 @@ func (t *Trainer) pickLabels(n int) {
 }
 
 // labelSteps returns, for each picked label, its instance under the drawn
-// transform and the steps a decode records for its tour (nil where the
-// look-ahead rules the tour out, which a feasible tour never triggers).
+// transform and the steps a decode records for its tour after the label's
+// fixed prefix (nil where the look-ahead rules the tour out, which a
+// feasible tour never triggers).
 // Replays run in parallel; the result does not depend on the scheduling.
 func labelSteps(l *datasets.Labels, idx, aug []int, look lazymask.Lookahead, budget int) ([]*lazymask.Instance, [][]lazymask.StepRecord) {
 	insts := make([]*lazymask.Instance, len(idx))
@@ -78,7 +79,9 @@ func labelSteps(l *datasets.Labels, idx, aug []int, look lazymask.Lookahead, bud
 				insts[i] = lazymask.Augment(l.Insts[idx[i]], aug[i])
 				s, err := lazymask.ReplayTour(insts[i], l.Tours[idx[i]], look, budget, lazymask.Test)
 				if err == nil {
-					steps[i] = s
+					// A prefix completion teaches only the steps after the
+					// model's own prefix (step k places position k+1).
+					steps[i] = s[max(l.Fixed[idx[i]]-1, 0):]
 				}
 			}
 		}()

@@ -110,8 +110,14 @@ func TestImitate_MasksEqualDecoding(t *testing.T) {
 		if !tr.Feasible || tr.Backtracks > 0 {
 			continue // a straight decode is what a label replays
 		}
-		l.Insts, l.Tours = append(l.Insts, in), append(l.Tours, tr.Tour)
-		recorded, augs = append(recorded, tr.Steps), append(augs, k)
+		// Labels 2 and 4 are prefix completions: only their steps after
+		// the fixed positions are learnt.
+		fixed := map[int]int{2: 4, 4: 1}[len(l.Insts)]
+		l.Insts, l.Tours, l.Fixed = append(l.Insts, in), append(l.Tours, tr.Tour), append(l.Fixed, fixed)
+		recorded, augs = append(recorded, tr.Steps[max(fixed-1, 0):]), append(augs, k)
+	}
+	if len(recorded[2]) != 12-4 {
+		t.Fatalf("a prefix of 4 positions leaves %d steps to learn of 11, want 8", len(recorded[2]))
 	}
 	idx := []int{0, 1, 2, 3, 4, 5}
 	insts, steps := labelSteps(l, idx, augs, lazymask.LookTSL, 50)

@@ -45,6 +45,7 @@ func init() {
 			&cli.IntFlag{Name: "workers", Usage: "parallel searches (0: one per CPU)"},
 			&cli.StringFlag{Name: "keep", Value: "all", Usage: "instances a chunk keeps: all, or failed (those where a --model start tour breaks a constraint: labels for what the network finds hard)"},
 			&cli.BoolFlag{Name: "relabel", Usage: "re-solve every chunk with --model and keep each instance's shorter tour"},
+			&cli.BoolFlag{Name: "prefixes", Usage: "label prefix completions (DAgger): cut --model's first greedy tour at a random position (before its first broken constraint) and let the search complete the rest; imitation then learns only the completed steps, in states the network reaches itself"},
 		},
 		Action: labelAction,
 	})
@@ -82,6 +83,9 @@ func labelAction(c *cli.Context) error {
 	default:
 		return cliapp.Usagef("label: flag --keep: %q, want all or failed", c.String("keep"))
 	}
+	if c.Bool("prefixes") && (c.String("model") == "" || c.Bool("relabel") || keep != "") {
+		return cliapp.Usagef("label: --prefixes needs --model and goes with neither --relabel nor --keep failed")
+	}
 	budget := c.Int("budget")
 	if !c.IsSet("budget") {
 		if budget, _ = lazymask.PaperBudget(p, size, hard); budget == 0 {
@@ -96,7 +100,7 @@ func labelAction(c *cli.Context) error {
 	search := labels.Search{Kicks: c.Int("kicks"), MaxStarts: c.Int("starts"), Workers: c.Int("workers")}
 	want := datasets.LabelSpec{Problem: p.String(), Size: size, Hardness: hard, Seed: c.Uint64("seed"),
 		ChunkSize: c.Int("chunk"), Search: starter.Describe() + "; " + search.Describe(),
-		GeneratorVersion: datasets.GeneratorVersion, Keep: keep}
+		GeneratorVersion: datasets.GeneratorVersion, Keep: keep, Prefixes: c.Bool("prefixes")}
 	dir := c.String("dir")
 	spec, err := labels.Open(dir, want)
 	if err != nil {

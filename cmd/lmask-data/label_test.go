@@ -47,6 +47,8 @@ func TestLabelGrowsAndRefuses(t *testing.T) {
 		{"label", "--dir", dir, "--problem", "vrp", "--count", "1"},
 		{"label", "--dir", dir, "--problem", "tsptw", "--count", "0"},
 		{"label", "--dir", dir, "--problem", "tsptw", "--relabel"},
+		{"label", "--dir", dir, "--problem", "tsptw", "--count", "1", "--prefixes"},
+		{"label", "--dir", dir, "--problem", "tsptw", "--model", "tsptw50-easy", "--relabel", "--prefixes"},
 		{"label", "--dir", filepath.Join(t.TempDir(), "new"), "--problem", "tsptw", "--hardness", "hrad", "--count", "1"},
 	} {
 		if _, err := runCLI(t, args...); cliapp.ExitCode(err) != cliapp.ExitUsage {
