@@ -67,8 +67,8 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 	if len(starts) == 0 {
 		return Result{}, fmt.Errorf("improve %s: no starting tour", inst.Name)
 	}
-	if opt.Fixed > inst.N {
-		return Result{}, fmt.Errorf("improve %s: options: fixed prefix of %d positions in a tour of %d", inst.Name, opt.Fixed, inst.N)
+	if opt.Fixed > inst.N || len(starts[0]) < opt.Fixed {
+		return Result{}, fmt.Errorf("improve %s: options: fixed prefix of %d positions in a tour of %d nodes (start 0 has %d)", inst.Name, opt.Fixed, inst.N, len(starts[0]))
 	}
 	for k, tour := range starts[1:] {
 		if opt.Fixed > 1 && (len(tour) < opt.Fixed || !slices.Equal(tour[:opt.Fixed], starts[0][:opt.Fixed])) {

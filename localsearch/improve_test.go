@@ -571,4 +571,7 @@ func TestFixedPrefix(t *testing.T) {
 	if _, err := Improve(in, tour, Options{Fixed: 9}); err == nil {
 		t.Fatal("a prefix longer than the tour was accepted")
 	}
+	if _, err := ImproveFrom(in, [][]int{tour[:3], tour}, Options{Fixed: 5}); err == nil {
+		t.Fatal("a start shorter than the fixed prefix was accepted")
+	}
 }
