@@ -100,6 +100,7 @@ lint:
 bundled-data: build
     for h in easy medium hard; do ./bin/lmask-data generate --problem tsptw --size 50 --hardness $h --count 200 --seed 2026 --out datasets/bundled/tsptw50-$h-200.parquet; done
     for h in medium hard; do ./bin/lmask-data generate --problem tspdl --size 50 --hardness $h --count 200 --seed 2026 --out datasets/bundled/tspdl50-$h-200.parquet; done
+    ./bin/lmask-data generate --problem tsptw --size 100 --hardness easy --count 50 --seed 2026 --out datasets/bundled/tsptw100-easy-50.parquet
     ./bin/lmask-data generate --problem tsptw --size 100 --hardness medium --count 50 --seed 2026 --out datasets/bundled/tsptw100-medium-50.parquet
     ./bin/lmask-data generate --problem tsptw --size 100 --hardness hard --count 50 --seed 2026 --out datasets/bundled/tsptw100-hard-50.parquet
     ./bin/lmask-data generate --problem tspdl --size 100 --hardness hard --count 50 --seed 2026 --out datasets/bundled/tspdl100-hard-50.parquet
