@@ -103,6 +103,7 @@ bundled-data: build
     ./bin/lmask-data generate --problem tsptw --size 100 --hardness easy --count 50 --seed 2026 --out datasets/bundled/tsptw100-easy-50.parquet
     ./bin/lmask-data generate --problem tsptw --size 100 --hardness medium --count 50 --seed 2026 --out datasets/bundled/tsptw100-medium-50.parquet
     ./bin/lmask-data generate --problem tsptw --size 100 --hardness hard --count 50 --seed 2026 --out datasets/bundled/tsptw100-hard-50.parquet
+    ./bin/lmask-data generate --problem tspdl --size 100 --hardness medium --count 50 --seed 2026 --out datasets/bundled/tspdl100-medium-50.parquet
     ./bin/lmask-data generate --problem tspdl --size 100 --hardness hard --count 50 --seed 2026 --out datasets/bundled/tspdl100-hard-50.parquet
 
 # Rewrite the stored regression solutions of every shipped model (on purpose only): the network alone, no rescue, as the test solves.

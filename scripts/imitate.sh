@@ -26,7 +26,7 @@ ibatch=256; chunk=2000
 if [ "$n" -gt 50 ]; then ibatch=128; chunk=500; fi # longer tours: fewer a step
 case $set_name in # the label seeds of the shipped networks; others from the name
   tsptw50-easy) seed=101;; tsptw50-medium) seed=102;; tspdl50-medium) seed=103;; tspdl50-hard) seed=104;;
-  tsptw100-medium) seed=201;; tsptw100-easy) seed=202;; tsptw100-hard) seed=203;; tspdl100-medium) seed=204;;
+  tsptw100-medium) seed=201;; tsptw100-easy) seed=202;; tsptw100-hard) seed=204;; tspdl100-medium) seed=203;;
   tspdl100-hard) seed=205;;
   *) seed=$(( $(printf '%s' "$set_name" | cksum | cut -d' ' -f1) % 100000 ));;
 esac
