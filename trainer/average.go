@@ -18,17 +18,43 @@ func AverageCheckpoints(aPath, bPath string, w float64, out string) error {
 	if !(w >= 0 && w <= 1) {
 		return fmt.Errorf("average: weight %v must be in [0, 1]", w)
 	}
-	a, err := ReadCheckpoint(aPath)
-	if err != nil {
-		return err
+	return MixCheckpoints([]string{aPath, bPath}, []float64{1 - w, w}, out)
+}
+
+// MixCheckpoints writes to out a checkpoint whose weights are Σ wᵢ·pathᵢ
+// (the weights wᵢ ≥ 0 summing to 1) and whose other variables and header
+// are the first's. With equal weights over the snapshots of one run's tail
+// it is stochastic weight averaging: the mean of the iterates sits nearer
+// the middle of the basin the optimiser circles in than any one of them.
+func MixCheckpoints(paths []string, weights []float64, out string) error {
+	if len(paths) < 2 || len(weights) != len(paths) {
+		return fmt.Errorf("average: want at least two checkpoints and one weight each, got %d and %d", len(paths), len(weights))
 	}
-	b, err := ReadCheckpoint(bPath)
-	if err != nil {
-		return err
+	sum := 0.0
+	for i, w := range weights {
+		if !(w >= 0 && w <= 1) {
+			return fmt.Errorf("average: weight %v of %s must be in [0, 1]", w, paths[i])
+		}
+		sum += w
 	}
-	byPath := map[string]VarRecord{}
-	for _, r := range b.Vars {
-		byPath[r.Path] = r
+	if math.Abs(sum-1) > 1e-9 {
+		return fmt.Errorf("average: weights %v sum to %v, want 1", weights, sum)
+	}
+	cks := make([]*Checkpoint, len(paths))
+	for i, p := range paths {
+		c, err := ReadCheckpoint(p)
+		if err != nil {
+			return err
+		}
+		cks[i] = c
+	}
+	a := cks[0]
+	byPath := make([]map[string]VarRecord, len(cks))
+	for i, c := range cks {
+		byPath[i] = map[string]VarRecord{}
+		for _, r := range c.Vars {
+			byPath[i][r.Path] = r
+		}
 	}
 	st := a.State
 	st.Vars = make([]VarRecord, 0, len(a.Vars))
@@ -38,16 +64,20 @@ func AverageCheckpoints(aPath, bPath string, w float64, out string) error {
 		rec := r
 		rec.Offset = int64(data.Len())
 		if r.Trainable && r.DType == "Float32" {
-			o, ok := byPath[r.Path]
-			if !ok || !slices.Equal(o.Shape, r.Shape) || o.DType != r.DType {
-				return fmt.Errorf("average: weight %s %v of %s has no counterpart of that shape in %s", r.Path, r.Shape, a.Path, b.Path)
+			acc := make([]float64, len(src)/4)
+			for k, c := range cks {
+				o, ok := byPath[k][r.Path]
+				if !ok || !slices.Equal(o.Shape, r.Shape) || o.DType != r.DType {
+					return fmt.Errorf("average: weight %s %v of %s has no counterpart of that shape in %s", r.Path, r.Shape, a.Path, c.Path)
+				}
+				b := c.data[o.Offset : o.Offset+o.Bytes]
+				for i := range acc {
+					acc[i] += weights[k] * float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+				}
 			}
 			mix := make([]byte, len(src))
-			other := b.data[o.Offset : o.Offset+o.Bytes]
-			for i := 0; i < len(src); i += 4 {
-				x := math.Float32frombits(binary.LittleEndian.Uint32(src[i:]))
-				y := math.Float32frombits(binary.LittleEndian.Uint32(other[i:]))
-				binary.LittleEndian.PutUint32(mix[i:], math.Float32bits(float32((1-w)*float64(x)+w*float64(y))))
+			for i, x := range acc {
+				binary.LittleEndian.PutUint32(mix[4*i:], math.Float32bits(float32(x)))
 			}
 			src = mix
 		}

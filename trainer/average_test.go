@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 	"path/filepath"
@@ -75,5 +76,73 @@ func TestAverageCheckpoints(t *testing.T) {
 	}
 	if err := AverageCheckpoints(runA, runB, 1.5, out); err == nil {
 		t.Error("weight 1.5 accepted")
+	}
+}
+
+// TestSnapshotsAndTheirMean: SnapshotEvery keeps one checkpoint per period
+// of the step it names, also after a resume that changes the period, and
+// MixCheckpoints over three of them is their element mean.
+func TestSnapshotsAndTheirMean(t *testing.T) {
+	dir := t.TempDir()
+	cfg := tinyConfig(t, 2)
+	cfg.SnapshotEvery = 1
+	trainRun(t, cfg, Options{Dir: dir})
+	two := 2
+	tr, err := New(Config{}, Options{Dir: dir, Resume: true, Steps: 5, SnapshotEvery: &two})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := filepath.Glob(filepath.Join(dir, SnapshotDir, "*.lmck"))
+	want := []string{SnapshotName(1), SnapshotName(2), SnapshotName(4)}
+	if len(got) != len(want) {
+		t.Fatalf("snapshots %v, want %v", got, want)
+	}
+	for i := range want {
+		if filepath.Base(got[i]) != want[i] {
+			t.Fatalf("snapshots %v, want %v", got, want)
+		}
+	}
+	cks := make([]*Checkpoint, 3)
+	for i, p := range got {
+		if cks[i], err = ReadCheckpoint(p); err != nil {
+			t.Fatal(err)
+		}
+		if step := []int{1, 2, 4}[i]; cks[i].Step != step {
+			t.Fatalf("%s holds step %d, want %d", p, cks[i].Step, step)
+		}
+	}
+	f32 := func(c *Checkpoint, r VarRecord, i int) float64 {
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(c.data[r.Offset+int64(4*i):])))
+	}
+	out := filepath.Join(t.TempDir(), "swa.lmck")
+	if err := MixCheckpoints(got, []float64{1. / 3, 1. / 3, 1. / 3}, out); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadCheckpoint(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for k, r := range m.Vars {
+		if !r.Trainable || r.DType != "Float32" {
+			continue
+		}
+		for i := 0; i < int(r.Bytes/4); i++ {
+			a, b, c := f32(cks[0], cks[0].Vars[k], i), f32(cks[1], cks[1].Vars[k], i), f32(cks[2], cks[2].Vars[k], i)
+			want := float32(a/3 + b/3 + c/3)
+			if g := float32(f32(m, r, i)); g != want {
+				t.Fatalf("%s[%d] = %v, want the mean %v of %v, %v, %v", r.Path, i, g, want, a, b, c)
+			}
+			moved = moved || a != c
+		}
+	}
+	if !moved {
+		t.Fatal("the snapshots hold equal weights: the run did not train between them")
+	}
+	if err := MixCheckpoints(got, []float64{0.5, 0.5, 0.5}, out); err == nil || !strings.Contains(err.Error(), "sum") {
+		t.Errorf("shares summing to 1.5: error %v, want one about the sum", err)
 	}
 }

@@ -28,6 +28,13 @@ const CheckpointFile = "checkpoint.lmck"
 // directory (Config.KeepBest).
 const BestFile = "best.lmck"
 
+// SnapshotDir is the folder of a run directory that keeps the checkpoints
+// of Config.SnapshotEvery, one file per step (SnapshotName).
+const SnapshotDir = "snapshots"
+
+// SnapshotName is the file name of the snapshot of a step.
+func SnapshotName(step int) string { return fmt.Sprintf("step-%07d.lmck", step) }
+
 // checkpointMagic starts every checkpoint file; the header length (uint64,
 // little-endian), the JSON header and the raw variable bytes follow.
 const checkpointMagic = "LMASK-CKPT\n"

@@ -108,6 +108,10 @@ type Config struct {
 	// CheckpointEvery is the checkpoint period in steps (0: only at the end
 	// and on interrupt).
 	CheckpointEvery int `json:"checkpoint_every"`
+	// SnapshotEvery keeps a copy of the checkpoint every N steps under
+	// SnapshotDir in the run directory (0: none), for averaging a run's
+	// iterates afterwards (lmask-train average).
+	SnapshotEvery int `json:"snapshot_every,omitempty"`
 	// KeepBest writes the weights of the best validation so far
 	// (ValMetrics.Better) to BestFile in the run directory.
 	KeepBest bool `json:"keep_best"`
@@ -307,6 +311,8 @@ func (c *Config) Validate() error {
 		return bad("val_batch", c.ValBatch, "must be ≥ 1")
 	case c.CheckpointEvery < 0:
 		return bad("checkpoint_every", c.CheckpointEvery, "must be ≥ 0")
+	case c.SnapshotEvery < 0:
+		return bad("snapshot_every", c.SnapshotEvery, "must be ≥ 0")
 	case c.Backend == "":
 		return errors.New("config backend: empty (want onnx, go or xla:PATH)")
 	}

@@ -37,6 +37,9 @@ type Options struct {
 	Resume  bool
 	Steps   int
 	Backend string
+	// SnapshotEvery (resumed runs only), when not nil, replaces the stored
+	// Config.SnapshotEvery.
+	SnapshotEvery *int
 	// InitFrom (fresh runs only) names a checkpoint whose model weights
 	// start the run; its optimiser state, step, schedule and RNG are not
 	// taken over. The model sizes must match. The run's instance and wall
@@ -119,6 +122,9 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		}
 		if opt.Backend != "" {
 			cfg.Backend = opt.Backend
+		}
+		if opt.SnapshotEvery != nil {
+			cfg.SnapshotEvery = *opt.SnapshotEvery
 		}
 	}
 	var warm *Checkpoint
@@ -310,6 +316,11 @@ func (t *Trainer) Run(ctx context.Context) (Summary, error) {
 			}
 			lastValStep = t.done
 		}
+		if t.cfg.SnapshotEvery > 0 && t.done%t.cfg.SnapshotEvery == 0 {
+			if err := t.snapshot(); err != nil {
+				return t.summary(false), err
+			}
+		}
 		if t.cfg.CheckpointEvery > 0 && t.done%t.cfg.CheckpointEvery == 0 {
 			if err := t.Checkpoint(); err != nil {
 				return t.summary(false), err
@@ -474,6 +485,14 @@ func guideShare(gs GuideStats, cfg *Config) float64 {
 
 // Checkpoint writes the run's state to opt.Dir atomically.
 func (t *Trainer) Checkpoint() error { return t.save(CheckpointFile) }
+
+// snapshot keeps this step's state as SnapshotDir/SnapshotName(step).
+func (t *Trainer) snapshot() error {
+	if err := os.MkdirAll(filepath.Join(t.opt.Dir, SnapshotDir), 0o755); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	return t.save(filepath.Join(SnapshotDir, SnapshotName(t.done)))
+}
 
 // save writes the run's state to opt.Dir/name atomically.
 func (t *Trainer) save(name string) error {

@@ -72,10 +72,11 @@ func trainFlags() []cli.Flag {
 		&cli.IntFlag{Name: "val-budget", Usage: "test-semantics budget of validation (-1: unlimited)", DefaultText: "the paper's R for problem, size and hardness"},
 		&cli.IntFlag{Name: "val-limit", Value: 256, Usage: "validation instances used (0: all)"},
 		&cli.IntFlag{Name: "checkpoint-every", Value: 100, Usage: "checkpoint every N steps (0: end and interrupt only)"},
+		&cli.IntFlag{Name: "snapshot-every", Usage: "also keep the checkpoint of every Nth step in the run's snapshots folder, to average the run's last iterates with lmask-train average (0: none; may change on --resume)"},
 		&cli.BoolFlag{Name: "keep-best", Value: true, Usage: "write the weights of the best validation so far (fewest infeasible instances, then gap or length) to best.lmck in the run directory"},
 		&cli.StringFlag{Name: "init-from", Usage: "start a fresh run from the weights of a checkpoint (file or run directory) or of an exported model directory (e.g. models/pretrained/tsptw50-easy, or just tsptw50-easy); its model sizes unless --layers, --d-model, --heads, --ffn or --rie say otherwise; new optimiser and schedule"},
 		&cli.DurationFlag{Name: "time-limit", Usage: "stop this session after this wall time (e.g. 2h30m) with a checkpoint, as an interrupt would"},
-		&cli.BoolFlag{Name: "resume", Usage: "continue the run stored in --out (its configuration is kept; --steps and --backend may change)"},
+		&cli.BoolFlag{Name: "resume", Usage: "continue the run stored in --out (its configuration is kept; --steps, --backend and --snapshot-every may change)"},
 		&cli.StringFlag{Name: "backend", Value: "onnx", Usage: "onnx (ONNX Runtime CPU), go (pure Go) or xla:/path/pjrt_plugin.so (xla builds)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1234, Usage: "seed of weights, instances and rollouts"},
 		&cli.IntFlag{Name: "layers", Value: 6, Usage: "encoder layers (with --init-from: its count)"},
@@ -153,6 +154,7 @@ func configFromFlags(c *cli.Context) (trainer.Config, error) {
 		cfg.ValBudget = c.Int("val-budget")
 	}
 	cfg.CheckpointEvery = c.Int("checkpoint-every")
+	cfg.SnapshotEvery = c.Int("snapshot-every")
 	cfg.KeepBest = c.Bool("keep-best")
 	cfg.Backend = c.String("backend")
 	cfg.Seed = c.Uint64("seed")

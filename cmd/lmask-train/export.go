@@ -42,28 +42,45 @@ func exportCommand(stdout io.Writer) *cli.Command {
 	}
 }
 
-// averageCommand mixes the weights of two checkpoints of one architecture.
+// averageCommand mixes the weights of checkpoints of one architecture: two
+// with a chosen share, or several (a run's snapshots) with equal shares.
 func averageCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "average",
-		Usage:     "write a checkpoint whose weights are (1−w)·A + w·B (the rest is A's), to export or train on",
-		UsageText: "lmask-train average --out FILE [--weight W] A B",
+		Usage:     "write a checkpoint whose weights are (1−w)·A + w·B, or the mean of several checkpoints' weights (the rest is the first's), to export or train on",
+		UsageText: "lmask-train average --out FILE [--weight W] A B\n   lmask-train average --out FILE A B C... (equal shares, e.g. RUN/snapshots/*.lmck)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Required: true, Usage: "checkpoint file to write (never one of the inputs)"},
-			&cli.Float64Flag{Name: "weight", Value: 0.5, Usage: "w, the share of B's weights, in [0, 1]"},
+			&cli.Float64Flag{Name: "weight", Value: 0.5, Usage: "with two checkpoints: w, the share of B's weights, in [0, 1]"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 2 {
-				return fmt.Errorf("average: name two checkpoints (run directories or files), got %d", c.NArg())
+			in := c.Args().Slice()
+			if len(in) < 2 {
+				return fmt.Errorf("average: name at least two checkpoints (run directories or files), got %d", len(in))
+			}
+			if len(in) > 2 && c.IsSet("weight") {
+				return fmt.Errorf("average: --weight applies to two checkpoints; %d are averaged with equal shares", len(in))
 			}
 			out := c.String("out")
-			if err := checkFileOut("average", out, c.Args().Slice()); err != nil {
+			if err := checkFileOut("average", out, in); err != nil {
 				return err
 			}
-			if err := trainer.AverageCheckpoints(c.Args().Get(0), c.Args().Get(1), c.Float64("weight"), out); err != nil {
+			if len(in) == 2 {
+				w := c.Float64("weight")
+				if err := trainer.AverageCheckpoints(in[0], in[1], w, out); err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "wrote %s: weights %g × %s + %g × %s\n", out, 1-w, in[0], w, in[1])
+				return nil
+			}
+			shares := make([]float64, len(in))
+			for i := range shares {
+				shares[i] = 1 / float64(len(in))
+			}
+			if err := trainer.MixCheckpoints(in, shares, out); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "wrote %s: weights %g × %s + %g × %s\n", out, 1-c.Float64("weight"), c.Args().Get(0), c.Float64("weight"), c.Args().Get(1))
+			fmt.Fprintf(stdout, "wrote %s: the mean of the weights of %d checkpoints, %s to %s\n", out, len(in), in[0], in[len(in)-1])
 			return nil
 		},
 	}

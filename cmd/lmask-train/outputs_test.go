@@ -99,3 +99,45 @@ func TestExportRefusesToReplace(t *testing.T) {
 		t.Errorf("curve over a FIFO: %v", err)
 	}
 }
+
+// --snapshot-every keeps a checkpoint per period, and average takes them
+// all with equal shares; --weight with more than two, or an input as --out,
+// is refused without writing.
+func TestAverageSnapshots(t *testing.T) {
+	dir := t.TempDir()
+	runDir := filepath.Join(dir, "run")
+	var stdout, stderr bytes.Buffer
+	train := []string{"lmask-train", "--problem", "tsptw", "--size", "6", "--hardness", "easy", "--out", runDir,
+		"--batch", "2", "--samples", "2", "--layers", "1", "--d-model", "8", "--heads", "2", "--ffn", "8",
+		"--backend", "go", "--steps", "3", "--snapshot-every", "1", "--no-export"}
+	if err := run(context.Background(), train, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	snaps, _ := filepath.Glob(filepath.Join(runDir, trainer.SnapshotDir, "*.lmck"))
+	if len(snaps) != 3 {
+		t.Fatalf("snapshots %v, want 3", snaps)
+	}
+	out := filepath.Join(dir, "swa.lmck")
+	avg := func(extra ...string) error {
+		return run(context.Background(), append([]string{"lmask-train", "average"}, extra...), &stdout, &stderr)
+	}
+	if err := avg(append([]string{"--out", out, "--weight", "0.3"}, snaps...)...); err == nil || !strings.Contains(err.Error(), "--weight applies to two") {
+		t.Errorf("--weight with three: %v", err)
+	}
+	if err := avg(append([]string{"--out", snaps[1]}, snaps...)...); err == nil || !strings.Contains(err.Error(), "is one of the inputs") {
+		t.Errorf("--out an input: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a refused average wrote its output")
+	}
+	if err := avg(append([]string{"--out", out}, snaps...)...); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := trainer.ReadCheckpoint(out)
+	if err != nil || ck.Step != 1 {
+		t.Fatalf("average: %v, step %v; want the first snapshot's step 1", err, ck)
+	}
+	if !strings.Contains(stdout.String(), "the mean of the weights of 3 checkpoints") {
+		t.Errorf("stdout %q", stdout.String())
+	}
+}

@@ -53,6 +53,10 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		if c.IsSet("backend") {
 			opt.Backend = c.String("backend")
 		}
+		if c.IsSet("snapshot-every") {
+			n := c.Int("snapshot-every")
+			opt.SnapshotEvery = &n
+		}
 	} else {
 		var err error
 		if cfg, err = configFromFlags(c); err != nil {
