@@ -132,7 +132,8 @@ func TestSnapshotsAndTheirMean(t *testing.T) {
 		}
 		for i := 0; i < int(r.Bytes/4); i++ {
 			a, b, c := f32(cks[0], cks[0].Vars[k], i), f32(cks[1], cks[1].Vars[k], i), f32(cks[2], cks[2].Vars[k], i)
-			want := float32(a/3 + b/3 + c/3)
+			w := 1. / 3 // the share passed below, summed in the same order
+			want := float32(w*a + w*b + w*c)
 			if g := float32(f32(m, r, i)); g != want {
 				t.Fatalf("%s[%d] = %v, want the mean %v of %v, %v, %v", r.Path, i, g, want, a, b, c)
 			}
