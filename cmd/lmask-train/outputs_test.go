@@ -13,6 +13,18 @@ import (
 	"github.com/lmask/lmask/trainer"
 )
 
+// trainTiny trains a one-layer TSPTW-6 run into out with the pure-Go backend.
+func trainTiny(t *testing.T, out string, extra ...string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"lmask-train", "--problem", "tsptw", "--size", "6", "--hardness", "easy", "--out", out,
+		"--batch", "2", "--samples", "2", "--layers", "1", "--d-model", "8", "--heads", "2", "--ffn", "8",
+		"--backend", "go", "--no-export"}, extra...)
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+}
+
 // export into a folder that holds a model needs --force; the card is left
 // as it was otherwise. Model files that are FIFOs or the checkpoint itself
 // are refused before the checkpoint is read.
@@ -20,12 +32,7 @@ func TestExportRefusesToReplace(t *testing.T) {
 	dir := t.TempDir()
 	run1 := filepath.Join(dir, "run")
 	var stdout, stderr bytes.Buffer
-	train := []string{"lmask-train", "--problem", "tsptw", "--size", "6", "--hardness", "easy", "--out", run1,
-		"--batch", "2", "--samples", "2", "--layers", "1", "--d-model", "8", "--heads", "2", "--ffn", "8",
-		"--backend", "go", "--steps", "1", "--no-export"}
-	if err := run(context.Background(), train, &stdout, &stderr); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
+	trainTiny(t, run1, "--steps", "1")
 	export := func(out string, extra ...string) error {
 		return run(context.Background(), append([]string{"lmask-train", "export", "--checkpoint", run1, "--out", out}, extra...), &stdout, &stderr)
 	}
@@ -107,12 +114,7 @@ func TestAverageSnapshots(t *testing.T) {
 	dir := t.TempDir()
 	runDir := filepath.Join(dir, "run")
 	var stdout, stderr bytes.Buffer
-	train := []string{"lmask-train", "--problem", "tsptw", "--size", "6", "--hardness", "easy", "--out", runDir,
-		"--batch", "2", "--samples", "2", "--layers", "1", "--d-model", "8", "--heads", "2", "--ffn", "8",
-		"--backend", "go", "--steps", "3", "--snapshot-every", "1", "--no-export"}
-	if err := run(context.Background(), train, &stdout, &stderr); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
+	trainTiny(t, runDir, "--steps", "3", "--snapshot-every", "1")
 	snaps, _ := filepath.Glob(filepath.Join(runDir, trainer.SnapshotDir, "*.lmck"))
 	if len(snaps) != 3 {
 		t.Fatalf("snapshots %v, want 3", snaps)
