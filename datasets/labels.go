@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -125,6 +126,7 @@ func LabelChunks(dir string) ([]int, error) {
 		return nil, fmt.Errorf("label set: %w", err)
 	}
 	var out []int
+	var regen *bool // whether the instances can be drawn again; read once, when first needed
 	for _, e := range ents {
 		m := labelChunkRE.FindStringSubmatch(e.Name())
 		if m == nil {
@@ -136,12 +138,76 @@ func LabelChunks(dir string) ([]int, error) {
 		}
 		inst, _ := LabelChunkPaths(dir, i)
 		if _, err := os.Stat(inst); errors.Is(err, fs.ErrNotExist) {
-			continue
+			if regen == nil {
+				spec, err := ReadLabelSpec(dir)
+				regen = new(bool)
+				*regen = err == nil && spec.Regenerable() == nil
+			}
+			if !*regen {
+				continue
+			}
 		}
 		out = append(out, i)
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// Regenerable reports why the set's instances cannot be drawn again from
+// its manifest, or nil when they can: every chunk then needs only its
+// solutions file, which is a tenth of the size (for moving a set).
+func (s LabelSpec) Regenerable() error {
+	if s.Keep != "" {
+		return fmt.Errorf("its chunks keep only the instances a model failed on (keep %q), which the generator alone does not redraw", s.Keep)
+	}
+	if s.GeneratorVersion != GeneratorVersion {
+		return fmt.Errorf("it was drawn by generator version %q, this build's is %q", s.GeneratorVersion, GeneratorVersion)
+	}
+	if s.ChunkSize < 1 {
+		return fmt.Errorf("its chunk size is %d", s.ChunkSize)
+	}
+	return nil
+}
+
+// ReadLabelSetChunk reads chunk c of the label set in dir. Where the
+// chunk's instances file is missing it draws the instances again from
+// spec and checks every stored tour against them: each must be feasible
+// and cost what its row says, or the chunk is refused.
+func ReadLabelSetChunk(dir string, spec LabelSpec, c int) (*LabelChunk, error) {
+	ip, sp := LabelChunkPaths(dir, c)
+	if _, err := os.Stat(ip); !errors.Is(err, fs.ErrNotExist) {
+		return ReadLabelChunk(ip, sp)
+	}
+	if err := spec.Regenerable(); err != nil {
+		return nil, fmt.Errorf("label set %s: %s is missing and cannot be drawn again: %w", dir, filepath.Base(ip), err)
+	}
+	p, err := lazymask.ParseProblem(spec.Problem)
+	if err != nil {
+		return nil, fmt.Errorf("label set %s: %s: problem: %w", dir, LabelManifest, err)
+	}
+	gen, err := NewGenerator(GenConfig{Problem: p, N: spec.Size, Hardness: spec.Hardness, Seed: ChunkSeed(spec.Seed, c)})
+	if err != nil {
+		return nil, fmt.Errorf("label set %s: %s: %w", dir, LabelManifest, err)
+	}
+	insts := make([]*lazymask.Instance, spec.ChunkSize)
+	for i := range insts {
+		insts[i], _ = gen.Next()
+	}
+	ch, err := labelChunkOf(insts, ip, sp)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range ch.Tours {
+		if t == nil {
+			continue
+		}
+		res, err := lazymask.Check(insts[i], t)
+		if err != nil || !res.Feasible || math.Abs(res.Cost-ch.costs[i]) > 1e-9*max(1, math.Abs(ch.costs[i])) {
+			return nil, fmt.Errorf("label set %s: %s row for instance %d: stored cost %v, on the instance drawn again from %s the tour costs %v (feasible %v, %v): %s is needed",
+				dir, filepath.Base(sp), i, ch.costs[i], LabelManifest, res.Cost, res.Feasible, err, filepath.Base(ip))
+		}
+	}
+	return ch, nil
 }
 
 // Labels are the instances of a label set with their tours, every tour
@@ -180,7 +246,7 @@ func ReadLabels(dir string, limit int) (*Labels, error) {
 			break
 		}
 		ip, sp := LabelChunkPaths(dir, c)
-		ch, err := ReadLabelChunk(ip, sp)
+		ch, err := ReadLabelSetChunk(dir, spec, c)
 		if err != nil {
 			return nil, err
 		}
@@ -256,6 +322,7 @@ type LabelChunk struct {
 	Tours   [][]int
 	Sources []string
 	Fixed   []int
+	costs   []float64 // as the solutions rows record them
 }
 
 // ReadLabelChunk reads one chunk. A solutions file with two rows for one
@@ -265,12 +332,18 @@ func ReadLabelChunk(instances, solutions string) (*LabelChunk, error) {
 	if err != nil {
 		return nil, err
 	}
+	return labelChunkOf(d.Instances, instances, solutions)
+}
+
+// labelChunkOf reads the solutions file of a chunk whose instances are
+// insts (read from, or drawn again for, the file instances).
+func labelChunkOf(insts []*lazymask.Instance, instances, solutions string) (*LabelChunk, error) {
 	sols, _, err := ReadSolutions(solutions)
 	if err != nil {
 		return nil, err
 	}
-	n := len(d.Instances)
-	ch := &LabelChunk{Insts: d.Instances, Tours: make([][]int, n), Sources: make([]string, n), Fixed: make([]int, n)}
+	n := len(insts)
+	ch := &LabelChunk{Insts: insts, Tours: make([][]int, n), Sources: make([]string, n), Fixed: make([]int, n), costs: make([]float64, n)}
 	for _, s := range sols {
 		if s.Instance < 0 || s.Instance >= int64(n) {
 			return nil, fmt.Errorf("%s: instance %d: no such row in %s (%d rows)", solutions, s.Instance, instances, n)
@@ -279,6 +352,7 @@ func ReadLabelChunk(instances, solutions string) (*LabelChunk, error) {
 			return nil, fmt.Errorf("%s: instance %d has two rows", solutions, s.Instance)
 		}
 		ch.Tours[s.Instance], ch.Sources[s.Instance], ch.Fixed[s.Instance] = s.Tour, s.Source, s.Fixed
+		ch.costs[s.Instance] = s.Cost
 	}
 	return ch, nil
 }

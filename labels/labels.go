@@ -364,7 +364,7 @@ func (b *Builder) Relabel(ctx context.Context) (datasets.LabelRound, error) {
 			continue
 		}
 		ip, sp := datasets.LabelChunkPaths(b.Dir, c)
-		ch, err := datasets.ReadLabelChunk(ip, sp)
+		ch, err := datasets.ReadLabelSetChunk(b.Dir, spec, c)
 		if err != nil {
 			return round, err
 		}

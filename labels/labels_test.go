@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -424,5 +425,72 @@ func TestGrowPrefixes(t *testing.T) {
 		if _, err := Open(dir, spec(problem, "medium")); err == nil || !strings.Contains(err.Error(), "prefixes") {
 			t.Fatalf("%s: opening a prefix set as a full one: %v", problem, err)
 		}
+	}
+}
+
+// TestSolutionsOnlySet: a copy of a set without its instances files reads
+// the same labels (the instances drawn again from labels.json), grows on
+// with the files a whole set would get, and is refused where the stored
+// costs do not fit the instances drawn again.
+func TestSolutionsOnlySet(t *testing.T) {
+	for _, pr := range [][2]string{{"tsptw", "hard"}, {"tspdl", "hard"}} {
+		t.Run(pr[0], func(t *testing.T) {
+			sp := spec(pr[0], pr[1])
+			whole := t.TempDir()
+			if _, err := build(t, whole, sp, randomL(5), 30); err != nil {
+				t.Fatal(err)
+			}
+			lean := t.TempDir()
+			for name, b := range files(t, whole) {
+				if strings.HasSuffix(name, ".instances.parquet") {
+					continue
+				}
+				if err := os.WriteFile(filepath.Join(lean, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if ch, err := datasets.LabelChunks(lean); err != nil || !slices.Equal(ch, []int{0, 1}) {
+				t.Fatalf("chunks of the lean copy: %v, %v; want [0 1]", ch, err)
+			}
+			a, err := datasets.ReadLabels(whole, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := datasets.ReadLabels(lean, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Insts) < 25 || len(b.Insts) != len(a.Insts) {
+				t.Fatalf("labels: %d whole, %d lean; want the same, at least 25 of 30", len(a.Insts), len(b.Insts))
+			}
+			for i := range a.Insts {
+				if !reflect.DeepEqual(a.Insts[i], b.Insts[i]) || !slices.Equal(a.Tours[i], b.Tours[i]) || a.Costs[i] != b.Costs[i] {
+					t.Fatalf("label %d differs between the whole set and its lean copy", i)
+				}
+			}
+			// Growing the lean copy writes chunk 2 as growing the whole set does.
+			if n, err := build(t, whole, sp, randomL(5), 45); err != nil || n != 1 {
+				t.Fatalf("whole set grown: %d chunks, %v; want 1", n, err)
+			}
+			if n, err := build(t, lean, sp, randomL(5), 45); err != nil || n != 1 {
+				t.Fatalf("lean copy grown: %d chunks, %v; want 1", n, err)
+			}
+			fw, fl := files(t, whole), files(t, lean)
+			for _, name := range []string{"chunk-00002.instances.parquet", "chunk-00002.solutions.parquet"} {
+				if !bytes.Equal(fw[name], fl[name]) {
+					t.Errorf("%s differs between the whole set and the lean copy", name)
+				}
+			}
+			// Another seed in the manifest draws other instances: every chunk without its file is refused.
+			wrong := sp
+			wrong.Seed++
+			if err := datasets.WriteLabelSpec(lean, wrong); err != nil {
+				t.Fatal(err)
+			}
+			_, err = datasets.ReadLabels(lean, 0)
+			if err == nil || !strings.Contains(err.Error(), "chunk-00000.instances.parquet is needed") {
+				t.Fatalf("lean copy with another seed: %v; want chunk 0 refused", err)
+			}
+		})
 	}
 }

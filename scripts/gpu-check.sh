@@ -4,8 +4,9 @@
 #   bash scripts/gpu-check.sh stage   files the carried part(s) into work/gpu/stage (sha256-checked), probes the machine
 #   bash scripts/gpu-check.sh run     stages, unpacks, finds a working CUDA route, solves the paper's 10,000 TSPTW-50 hard
 #                                     instances on CUDA at several batch sizes and on 16 CPU workers, compares the tours
-# Each part is carried by its own command (stage for all but the last, run with the last); staged parts live in the
-# ignored work/gpu/stage, which survives between commands only while the machine stays warm (30 s idle).
+# The parts travel in as many commands as they need (stage for all but the last, run with the last; several parts per
+# command where they fit); staged parts live in the ignored work/gpu/stage, which survives between commands only while
+# the machine stays warm (30 s idle).
 # Writes at most 7 files to $OUT (default work/gpu/out-local): env.txt, stage.log, runs.log, summary.md, metrics.txt,
 # gpu-util.csv, sol-gpu.parquet (the tours of the first GPU run). Environment: GPU_CHECK_LIMIT (10000 instances),
 # GPU_CHECK_BUDGET_S (420: every run is cut off by then, later ones are skipped), GPU_CHECK_BATCHES ("256 64 1024"),

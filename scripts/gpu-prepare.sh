@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Prepares, on this CPU machine, what scripts/gpu-check.sh needs to verify onnxruntime's CUDA execution provider on
-# a lent GPU machine that has no Go, no internet and takes at most 64 MiB per command (tracked files ~36 MB of it):
+# a lent GPU machine that has no Go, no internet and takes at most 64 MiB per command, the checkout's tracked files
+# included (scripts/gpu-slim.sh on leaves most shipped models behind to make room):
 # stripped binaries, the paper's TSPTW-50 hard test set with its PyVRP reference, and an onnxruntime 1.29.0 whose core
 # library can load the CUDA provider, packed into one xz archive split into work/gpu/part-NN/ folders of at most
-# GPU_PART_MIB MiB, one folder to carry per device command. Idempotent: reruns reuse what is already there and valid.
+# GPU_PART_MIB MiB, as many folders carried per device command as fit. Idempotent: reruns reuse what is already there and valid.
 #   scripts/gpu-prepare.sh
-# Environment: GPU_PART_MIB (24); GPU_CUDA_PROVIDER=sm90 (default: the CUDA provider with the cubins of other GPU
+# Environment: GPU_PART_MIB (22: two parts fit beside the checkout slimmed to three models); GPU_CUDA_PROVIDER=sm90 (default: the CUDA provider with the cubins of other GPU
 # architectures zeroed, 38 MB packed) or full (unmodified, 164 MB packed, about 5 more parts); GPU_WITH_XLA=0 leaves out
 # the optional XLA build of lmask-train; GPU_SELFTEST=0 skips the CPU self-test at the end; LMASK_SHARED (../shared).
 #
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 renice -n 19 -p $$ >/dev/null 2>&1 || true # builds and xz run for minutes; stay behind whatever else the machine runs
 
 G=work/gpu
-PART_MIB=${GPU_PART_MIB:-24}
+PART_MIB=${GPU_PART_MIB:-22}
 PROVIDER=${GPU_CUDA_PROVIDER:-sm90}
 WITH_XLA=${GPU_WITH_XLA:-1}
 shared=${LMASK_SHARED:-../shared}
@@ -235,16 +236,21 @@ if [ "${GPU_SELFTEST:-1}" = 1 ]; then
   fi
 fi
 
-# 8. What to run, in order, and the room left: each command carries the tracked and untracked files as well.
+# 8. What to run, in order: each command carries the checkout's tracked and untracked files as well, so as many parts
+# go into one command as fit beside them (scripts/gpu-slim.sh on makes room by leaving most shipped models behind).
 tree_b=$({ git ls-files -z; git ls-files -z --others --exclude-standard; } | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
-room=$((64 * 1048576 - tree_b - PART_MIB * 1048576 - 8192))
-((room > 0)) || say "WARNING: working tree $tree_b B + a $PART_MIB MiB part exceed 64 MiB: lower GPU_PART_MIB"
+per=$(((64 * 1048576 - tree_b - 65536) / (PART_MIB * 1048576)))
 echo
 echo "Bundle: $A ($(du -h "$A" | cut -f1), $n parts of at most $PART_MIB MiB; CUDA provider: $PROVIDER)."
-echo "Working tree sent with each command: $((tree_b / 1000)) kB; headroom under 64 MiB with a full part: $((room / 1000)) kB."
+echo "Working tree sent with each command: $((tree_b / 1000)) kB, room for $per part(s) of $PART_MIB MiB beside it."
+if ((per < 1)); then
+  echo "WARNING: not one part fits: run 'bash scripts/gpu-slim.sh on' (or lower GPU_PART_MIB) and prepare again"
+  exit 0
+fi
 echo "Device commands, in order (see docs/gpu-check.md):"
-for ((i = 1; i <= n; i++)); do
-  p=$(printf 'work/gpu/part-%02d' "$i")
-  if ((i < n)); then cmd="bash scripts/gpu-check.sh stage"; else cmd="bash scripts/gpu-check.sh run"; fi
-  echo "  $i. command: $cmd    carry: [\"$p\"]    ($(du -h "$p"/lmask-gpu.tar.xz.* | cut -f1))"
+c=0
+for ((i = 1; i <= n; i += per)); do
+  carry=(); for ((j = i; j < i + per && j <= n; j++)); do carry+=("\"$(printf 'work/gpu/part-%02d' "$j")\""); done
+  if ((i + per <= n)); then cmd="bash scripts/gpu-check.sh stage"; else cmd="bash scripts/gpu-check.sh run"; fi
+  c=$((c + 1)); echo "  $c. command: $cmd    carry: [$(IFS=,; echo "${carry[*]}")]"
 done
