@@ -8,7 +8,7 @@
 #                                         GPU_IMITATE_MINUTES, then the mean of each run's last snapshots; to $OUT:
 #                                         NAME.lmck (resumable), NAME-mean.lmck, NAME.metrics.jsonl, summary.md,
 #                                         gpu-util.csv (at most 8 files for 2 runs)
-# Environment (run): GPU_IMITATE_MINUTES (5), GPU_IMITATE_BATCH (1024 label tours a step), GPU_IMITATE_LR (2e-4),
+# Environment (run): GPU_IMITATE_MINUTES (4), GPU_IMITATE_BATCH (1024 label tours a step), GPU_IMITATE_LR (2e-4),
 # GPU_IMITATE_BACKEND (default: JAX's CUDA PJRT plugin via scripts/xla-env.sh; "onnx" for a dry run on a CPU).
 # Environment (prepare): GPU_IMITATE_RUNS, the runs.txt lines "NAME LABELDIR[,LABELDIR...] VALFILE" separated by ';'
 # (default: tspdl50-medium and tsptw50-easy on the label sets in work/labels).
@@ -65,7 +65,7 @@ t0=$(date +%s)
 OUT=${OUT:-work/gpu/imit-out-local}
 X=work/gpu/imit-x
 mkdir -p "$OUT"; rm -rf "$X"; mkdir -p "$X"/runs
-MIN=${GPU_IMITATE_MINUTES:-5}; BATCH=${GPU_IMITATE_BATCH:-1024}; LR=${GPU_IMITATE_LR:-2e-4}
+MIN=${GPU_IMITATE_MINUTES:-4}; BATCH=${GPU_IMITATE_BATCH:-1024}; LR=${GPU_IMITATE_LR:-2e-4}
 SUM=$OUT/summary.md
 note() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$SUM"; }
 : >"$SUM"
@@ -95,7 +95,8 @@ while read -r name problem size hard labels val; do
   [ -n "$name" ] || continue
   names+=("$name")
   dirs=$(echo "$labels" | tr ',' '\n' | sed "s#^#$X/#" | paste -sd,)
-  "$X"/lmask-train --backend "$backend" --problem "$problem" --size "$size" --hardness "$hard" --imitate "$dirs" \
+  # --time-limit stops a run with a checkpoint; the watchdog interrupts one that hangs (SIGINT also checkpoints).
+  timeout -s INT -k 30 $((MIN * 60 + 90)) "$X"/lmask-train --backend "$backend" --problem "$problem" --size "$size" --hardness "$hard" --imitate "$dirs" \
     --init-from "models/pretrained/$name" --imitate-batch "$BATCH" --lr "$LR" --steps 1000000 --time-limit "${MIN}m" \
     --checkpoint-every 200 --snapshot-every 50 --val "$X/$val" --val-every 1000 --val-limit 256 --no-export \
     --out "$X/runs/$name" >"$X/runs/$name.log" 2>&1 &
