@@ -118,8 +118,9 @@ func WriteLabelSpec(dir string, s LabelSpec) error {
 	return atomicfile.WriteFile(filepath.Join(dir, LabelManifest), append(b, '\n'))
 }
 
-// LabelChunks lists the complete chunks of dir (both files present), in
-// ascending order.
+// LabelChunks lists the complete chunks of dir in ascending order: those
+// with both files, and those with only the solutions file where the set's
+// instances can be drawn again (LabelSpec.Regenerable).
 func LabelChunks(dir string) ([]int, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {

@@ -23,7 +23,7 @@ if [ "$mode" = prepare ]; then
   export ONNXRUNTIME_SHARED_LIBRARY_PATH=${ONNXRUNTIME_SHARED_LIBRARY_PATH:-$PWD/third_party/onnxruntime/libonnxruntime.so}
   runs=${GPU_IMITATE_RUNS:-"tspdl50-medium work/labels/dl50m-full,work/labels/dl50m-pre work/val/tspdl50-medium.parquet;tsptw50-easy work/labels/tw50e-full work/val/tsptw50-easy.parquet"}
   rm -rf "$I"; mkdir -p "$I"/build "$I"/pack/labels "$I"/pack/val
-  go build -o bin/ ./cmd/lmask-data
+  go build -o bin/ ./cmd/lmask-data ./cmd/lmask-train
   nice go build -tags xla -ldflags="-s -w" -o "$I"/build/lmask-train ./cmd/lmask-train
   : >"$I"/pack/runs.txt
   IFS=';' read -ra lines <<<"$runs"
@@ -40,11 +40,16 @@ if [ "$mode" = prepare ]; then
     IFS=',' read -ra ds <<<"$dirs"
     for d in "${ds[@]}"; do
       b=$(basename "$d")
-      grep -q '"keep"' "$d/labels.json" && die "$d keeps failed instances only: its instances cannot be drawn again there"
+      [ ! -e "$I/pack/labels/$b" ] || die "two label sets named $b"
       mkdir -p "$I/pack/labels/$b"
       cp "$d"/labels.json "$d"/chunk-*.solutions.parquet "$I/pack/labels/$b/"
       packed+=("labels/$b")
     done
+    # Read back: the lean copies must give the labels the originals give (instances drawn again, tours checked).
+    count() { bin/lmask-train --problem "$problem" --size "$size" --hardness "$hard" --imitate "$1" --steps 0 \
+      --val-every 0 --no-export --out "$I/build/readback" 2>&1 | sed -n 's/^imitating \([0-9]*\) label tours.*/\1/p'; rm -rf "$I/build/readback"; }
+    want=$(count "$dirs"); got=$(count "$(printf "$I/pack/%s," "${packed[@]}" | sed 's/,$//')")
+    [ -n "$want" ] && [ "$want" = "$got" ] || die "$name: the lean label sets read ${got:-nothing} labels, the originals ${want:-nothing} (lmask-train --steps 0)"
     cp "$val" "$I/pack/val/$name.parquet"
     (IFS=','; echo "$name $problem $size $hard ${packed[*]} val/$name.parquet") >>"$I"/pack/runs.txt
   done
@@ -55,7 +60,7 @@ if [ "$mode" = prepare ]; then
   echo "gpu-imitate: $I holds $(du -sh "$I" | cut -f1): $(tr '\n' ';' <<<"$(tar -xOf "$I"/pack.tar ./runs.txt)")"
   bash scripts/gpu-slim.sh size
   echo "Device command (after 'bash scripts/gpu-slim.sh on' if the room above is smaller than $I):"
-  echo "  command: bash scripts/gpu-imitate.sh run    carry: [\"$I\"]    timeout_s: 480"
+  echo "  command: bash scripts/gpu-imitate.sh run    carry: [\"$I\"]    timeout_s: 450"
   exit 0
 fi
 [ "$mode" = run ] || { echo "usage: $0 prepare|run" >&2; exit 2; }

@@ -54,6 +54,30 @@ func TestGPUSlim(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
+	// An untracked folder beside the models stays as it is; a kept name that is not a model is refused.
+	if err := os.MkdirAll(filepath.Join(dir, "models/pretrained/local"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "models/pretrained/local/x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := slim("on", "nosuch"); err == nil || !strings.Contains(out, "no tracked model folder") {
+		t.Fatalf("on with an unknown model: %v\n%s", err, out)
+	}
+	// Someone else's pre-commit hook: refused, and the hook left alone.
+	hook := filepath.Join(dir, ".git/hooks/pre-commit")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := slim("on", "b"); err == nil || !strings.Contains(out, "exists") {
+		t.Fatalf("on with a foreign hook: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(hook); string(b) != "#!/bin/sh\nexit 0\n" {
+		t.Fatalf("the foreign hook was changed: %q", b)
+	}
+	if err := os.Remove(hook); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := slim("on", "b"); err != nil {
 		t.Fatalf("on: %v\n%s", err, out)
 	}
@@ -61,8 +85,8 @@ func TestGPUSlim(t *testing.T) {
 	if strings.TrimSpace(tracked) != "models/pretrained/b/config.json\nmodels/pretrained/b/encoder.onnx" {
 		t.Fatalf("tracked while on:\n%s", tracked)
 	}
-	if st := git("status", "--porcelain", "--untracked-files=all"); strings.Contains(st, "??") {
-		t.Fatalf("untracked (would travel) while on:\n%s", st)
+	if st := git("status", "--porcelain", "--untracked-files=all"); strings.Count(st, "??") != 1 || !strings.Contains(st, "?? models/pretrained/local/x") {
+		t.Fatalf("untracked (would travel) while on, want only the local folder:\n%s", st)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "models/pretrained/a/encoder.onnx")); err != nil {
 		t.Fatalf("an untracked model's file is gone: %v", err)
@@ -76,8 +100,11 @@ func TestGPUSlim(t *testing.T) {
 	if out, err := slim("off"); err != nil {
 		t.Fatalf("off: %v\n%s", err, out)
 	}
-	if st := git("status", "--porcelain", "--untracked-files=all"); st != "" {
+	if st := git("status", "--porcelain", "--untracked-files=all"); st != "?? models/pretrained/local/x\n" {
 		t.Fatalf("status after off:\n%s", st)
+	}
+	if _, err := os.Stat(hook); err == nil {
+		t.Fatal("the hook is still there after off")
 	}
 	if n := len(strings.Fields(git("ls-files", "models"))); n != 6 {
 		t.Fatalf("%d model files tracked after off, want 6", n)
