@@ -3,6 +3,7 @@ package lazymask
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -54,29 +55,36 @@ func BenchmarkTSLMask(b *testing.B) {
 	}
 }
 
-// BenchmarkDecodeStep measures a batched decode of 256 trajectories on hard
-// TSPTW-50 and TSPTW-100 with Random-L scores, per row-step (one row sent to
-// the policy and advanced, backtracks included).
+// BenchmarkDecodeStep measures a batched decode of 256 or 2,048
+// trajectories on hard TSPTW-50 and TSPTW-100 with Random-L scores, per
+// row-step (one row sent to the policy and advanced, backtracks included),
+// with the rows advanced on 1 goroutine and on GOMAXPROCS.
 func BenchmarkDecodeStep(b *testing.B) {
 	for _, n := range []int{50, 100} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			r := newRand(11)
-			insts := make([]*Instance, 32)
-			for i := range insts {
-				insts[i] = hardTSPTW(r, n, 1)
+		for _, batch := range []int{32, 256} {
+			for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+				b.Run(fmt.Sprintf("n=%d/trajectories=%d/workers=%d", n, 8*batch, workers), func(b *testing.B) { benchDecode(b, n, batch, workers) })
 			}
-			dc := NewDecoder()
-			rec := &recorder{inner: &RandomL{}}
-			cfg := Config{Budget: 200, Seed: 1}
-			for b.Loop() {
-				if _, err := dc.Decode(rec, insts, 8, cfg); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rec.rows), "ns/row-step")
-			b.ReportMetric(float64(rec.rows)/float64(rec.calls), "rows/call")
-		})
+		}
 	}
+}
+
+func benchDecode(b *testing.B, n, batch, workers int) {
+	r := newRand(11)
+	insts := make([]*Instance, batch)
+	for i := range insts {
+		insts[i] = hardTSPTW(r, n, 1)
+	}
+	dc := &Decoder{Workers: workers}
+	rec := &recorder{inner: &RandomL{}}
+	cfg := Config{Budget: 200, Seed: 1}
+	for b.Loop() {
+		if _, err := dc.Decode(rec, insts, 8, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rec.rows), "ns/row-step")
+	b.ReportMetric(float64(rec.rows)/float64(rec.calls), "rows/call")
 }
 
 // BenchmarkRandomLHard50 is the Random-L baseline on 10,000 hard TSPTW-50

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Config controls a batched decode.
@@ -70,12 +71,22 @@ type Trajectory struct {
 // Decoder runs batched LazyMask decodes and keeps its buffers between calls.
 // A Decoder is not safe for concurrent use.
 type Decoder struct {
-	states []*State
-	rng    []uint64
-	batch  StepBatch
-	scores []float32
-	wbuf   []float64
+	// Workers is how many goroutines advance the trajectories after each
+	// policy call (the choice and the next candidate set of every row);
+	// ≤ 1 uses the calling goroutine only. The trajectories do not depend
+	// on it: each row touches its own state and random stream.
+	Workers int
+	states  []*State
+	rng     []uint64
+	batch   StepBatch
+	scores  []float32
+	wbufs   [][]float64
+	errs    []error
 }
+
+// minRowsPerWorker keeps small batches on one goroutine, where starting
+// more would cost more than the work they share.
+const minRowsPerWorker = 16
 
 // NewDecoder returns an empty Decoder; buffers grow on first use.
 func NewDecoder() *Decoder { return &Decoder{} }
@@ -146,19 +157,8 @@ func (dc *Decoder) Decode(p Policy, insts []*Instance, perInst int, cfg Config) 
 		if err := p.Scores(b, sc); err != nil {
 			return nil, fmt.Errorf("decode: policy scores (%d rows): %w", rows, err)
 		}
-		for r := 0; r < rows; r++ {
-			t := b.Traj[r]
-			mask := b.Mask[r*n : (r+1)*n]
-			row := sc[r*n : (r+1)*n]
-			var node int
-			if cfg.Greedy {
-				node = pickGreedy(row, mask)
-			} else {
-				node = pickSample(row, mask, &dc.rng[t], dc.wbuf)
-			}
-			if err := dc.states[t].Step(node); err != nil {
-				return nil, fmt.Errorf("decode: trajectory %d: %w", t, err)
-			}
+		if err := dc.advance(rows, n, sc, cfg.Greedy); err != nil {
+			return nil, err
 		}
 	}
 	out := make([]Trajectory, total)
@@ -168,6 +168,51 @@ func (dc *Decoder) Decode(p Policy, insts []*Instance, perInst int, cfg Config) 
 		}
 	}
 	return out, nil
+}
+
+// advance picks a node for each of the batch's rows from its scores and
+// steps its trajectory there, on up to dc.Workers goroutines, each taking
+// a contiguous range of rows. The first error by row order is returned.
+func (dc *Decoder) advance(rows, n int, sc []float32, greedy bool) error {
+	b := &dc.batch
+	work := func(w, lo, hi int) error {
+		for r := lo; r < hi; r++ {
+			t := b.Traj[r]
+			mask := b.Mask[r*n : (r+1)*n]
+			row := sc[r*n : (r+1)*n]
+			var node int
+			if greedy {
+				node = pickGreedy(row, mask)
+			} else {
+				node = pickSample(row, mask, &dc.rng[t], dc.wbufs[w])
+			}
+			if err := dc.states[t].Step(node); err != nil {
+				return fmt.Errorf("decode: trajectory %d: %w", t, err)
+			}
+		}
+		return nil
+	}
+	workers := min(dc.Workers, rows/minRowsPerWorker, len(dc.wbufs))
+	if workers <= 1 {
+		return work(0, 0, rows)
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		lo, hi := rows*w/workers, rows*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dc.errs[w] = work(w, lo, hi)
+		}()
+	}
+	dc.errs[0] = work(0, 0, rows/workers) // the calling goroutine takes the first range
+	wg.Wait()
+	for _, err := range dc.errs[:workers] {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // grow sizes the per-trajectory states and the batch buffers.
@@ -195,10 +240,16 @@ func (dc *Decoder) grow(total, n int) {
 	if cap(dc.scores) < total*n {
 		dc.scores = make([]float32, total*n)
 	}
-	if cap(dc.wbuf) < n {
-		dc.wbuf = make([]float64, n)
+	for len(dc.wbufs) < max(1, dc.Workers) {
+		dc.wbufs = append(dc.wbufs, nil)
+		dc.errs = append(dc.errs, nil)
 	}
-	dc.wbuf = dc.wbuf[:n]
+	for i, w := range dc.wbufs {
+		if cap(w) < n {
+			w = make([]float64, n)
+		}
+		dc.wbufs[i] = w[:n]
+	}
 }
 
 // gather advances every running trajectory past its backtracks and fills

@@ -366,3 +366,43 @@ func TestDecode_Streams(t *testing.T) {
 		t.Errorf("short Streams: %v", err)
 	}
 }
+
+// TestDecode_WorkersSameTrajectories: advancing the rows on several
+// goroutines gives the trajectories of one goroutine, sampled and greedy,
+// with backtracking, on both problems.
+func TestDecode_WorkersSameTrajectories(t *testing.T) {
+	r := newRand(31)
+	var tw, dl []*Instance
+	for i := 0; i < 24; i++ {
+		tw = append(tw, hardTSPTW(r, 20, 0.5))
+		dl = append(dl, smallTSPDL(r, 20))
+	}
+	backtracked := 0
+	for _, insts := range [][]*Instance{tw, dl} {
+		for _, cfg := range []Config{{Budget: 30, Seed: 3, Record: true}, {Budget: 5, Greedy: true, Record: true},
+			{Budget: 10, Semantics: Train, Seed: 4, Record: true}} {
+			one, err := NewDecoder().Decode(&RandomL{}, insts, 8, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range one {
+				backtracked += tr.Backtracks
+			}
+			for _, workers := range []int{2, 3, 8} {
+				dc := &Decoder{Workers: workers}
+				for rep := 0; rep < 2; rep++ { // the second call reuses the buffers
+					got, err := dc.Decode(&RandomL{}, insts, 8, cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(got, one) {
+						t.Fatalf("%v, %+v, %d workers (call %d): trajectories differ from one goroutine's", insts[0].Problem, cfg, workers, rep+1)
+					}
+				}
+			}
+		}
+	}
+	if backtracked == 0 {
+		t.Fatal("no trajectory backtracked: the test does not cover backtracking")
+	}
+}

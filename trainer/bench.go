@@ -76,6 +76,8 @@ type BenchConfig struct {
 	Steps int
 	// Dir is a scratch directory for the runs.
 	Dir string
+	// HostWorkers is Options.HostWorkers of the REINFORCE runs.
+	HostWorkers int
 	// ImitateBatch > 0 also times imitation steps of that many label tours
 	// (Random-L tours of generated instances stand in for labels: the rate
 	// does not depend on their quality).
@@ -119,7 +121,7 @@ func benchBackend(bc BenchConfig, backend string, row *BenchRow, log io.Writer) 
 		return err
 	}
 	defer os.RemoveAll(dir)
-	tr, err := New(cfg, Options{Dir: dir})
+	tr, err := New(cfg, Options{Dir: dir, HostWorkers: bc.HostWorkers})
 	if err != nil {
 		return err
 	}

@@ -55,6 +55,11 @@ type Options struct {
 	// StopAt (> 0) ends the session after that many completed steps, with a
 	// checkpoint, as an interrupt would.
 	StopAt int
+	// HostWorkers is how many goroutines advance the rollout trajectories
+	// between decoder steps (lazymask.Decoder.Workers; ≤ 1: one). The
+	// trajectories do not depend on it; a many-core host feeding a GPU
+	// gains, a CPU whose cores run the network gains little.
+	HostWorkers int
 	// OnStep is called after every step with the step's record (e.g. to
 	// drive a progress bar).
 	OnStep func(rec Record)
@@ -195,7 +200,7 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
-	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: lazymask.NewDecoder(),
+	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: &lazymask.Decoder{Workers: opt.HostWorkers},
 		rb: NewReplayBatch(cfg.replayBatch(), cfg.replaySamples(), cfg.Size), val: val, labels: labels}
 	switch {
 	case cfg.DaggerFailed:

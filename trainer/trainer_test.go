@@ -456,3 +456,26 @@ func TestTrain_InitFromModelDirectory(t *testing.T) {
 		t.Errorf("mismatched sizes: err %v", err)
 	}
 }
+
+// TestTrain_HostWorkersSameRun: rollouts advanced on several goroutines
+// train exactly the weights of a one-goroutine run.
+func TestTrain_HostWorkersSameRun(t *testing.T) {
+	cfg := tinyConfig(t, 4)
+	cfg.Batch, cfg.Samples = 8, 12 // 96 rows: the parallel path takes them (≥ 16 a worker)
+	a := trainRun(t, cfg, Options{Dir: t.TempDir()})
+	b := trainRun(t, cfg, Options{Dir: t.TempDir(), HostWorkers: 4})
+	wa, wb := weightsOf(t, a), weightsOf(t, b)
+	for name, ta := range wa {
+		for i := range ta.Data {
+			if ta.Data[i] != wb[name].Data[i] {
+				t.Fatalf("%s[%d]: one goroutine %v, four %v", name, i, ta.Data[i], wb[name].Data[i])
+			}
+		}
+	}
+	ra, rb := a.Metrics().Records(), b.Metrics().Records()
+	for i := range ra {
+		if ra[i].Loss != rb[i].Loss || ra[i].PenCost != rb[i].PenCost {
+			t.Errorf("step %d: one goroutine loss %v, four %v", i+1, ra[i].Loss, rb[i].Loss)
+		}
+	}
+}
