@@ -6,7 +6,7 @@
 # library can load the CUDA provider, packed into one xz archive split into work/gpu/part-NN/ folders of at most
 # GPU_PART_MIB MiB, as many folders carried per device command as fit. Idempotent: reruns reuse what is already there and valid.
 #   scripts/gpu-prepare.sh
-# Environment: GPU_PART_MIB (22: two parts fit beside the checkout slimmed to three models); GPU_CUDA_PROVIDER=sm90 (default: the CUDA provider with the cubins of other GPU
+# Environment: GPU_PART_MIB (20: two parts fit beside the checkout slimmed to three models); GPU_CUDA_PROVIDER=sm90 (default: the CUDA provider with the cubins of other GPU
 # architectures zeroed, 38 MB packed) or full (unmodified, 164 MB packed, about 5 more parts); GPU_WITH_XLA=0 leaves out
 # the optional XLA build of lmask-train; GPU_SELFTEST=0 skips the CPU self-test at the end; LMASK_SHARED (../shared).
 #
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 renice -n 19 -p $$ >/dev/null 2>&1 || true # builds and xz run for minutes; stay behind whatever else the machine runs
 
 G=work/gpu
-PART_MIB=${GPU_PART_MIB:-22}
+PART_MIB=${GPU_PART_MIB:-20}
 PROVIDER=${GPU_CUDA_PROVIDER:-sm90}
 WITH_XLA=${GPU_WITH_XLA:-1}
 shared=${LMASK_SHARED:-../shared}
