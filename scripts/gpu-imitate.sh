@@ -6,8 +6,8 @@
 #                                         validation sets; prints the device command and what it carries
 #   bash scripts/gpu-imitate.sh run       there: one imitation run per line of runs.txt, side by side on the GPU for
 #                                         GPU_IMITATE_MINUTES, then the mean of each run's last snapshots; to $OUT:
-#                                         NAME.lmck (resumable), NAME-mean.lmck, NAME.metrics.jsonl, summary.md,
-#                                         gpu-util.csv (at most 8 files for 2 runs)
+#                                         summary.md, NAME.metrics.jsonl, NAME-model.tar (that mean, exported) and
+#                                         NAME.lmck.partK (the resumable checkpoint in 15 MiB parts) while they fit
 # Environment (run): GPU_IMITATE_MINUTES (4), GPU_IMITATE_BATCH (1024 label tours a step), GPU_IMITATE_LR (2e-4),
 # GPU_IMITATE_BACKEND (default: JAX's CUDA PJRT plugin via scripts/xla-env.sh; "onnx" for a dry run on a CPU).
 # Environment (prepare): GPU_IMITATE_RUNS, the runs.txt lines "NAME LABELDIR[,LABELDIR...] VALFILE" separated by ';'
@@ -114,15 +114,24 @@ for i in "${!names[@]}"; do
 done
 [ -n "${util:-}" ] && kill "$util" 2>/dev/null
 
-# Per run: the resumable checkpoint, the mean of its last 8 snapshots, the metrics; then the summary.
+# Per run, staged in $X/back: the metrics, the mean of the last 8 snapshots exported as a model folder (tar; weights
+# for evaluation here and for --init-from) and the resumable checkpoint cut into 15 MiB parts (cat them back
+# together). $OUT takes at most 8 files of 16 MiB, 64 MiB in all: the summary first, then every run's metrics and
+# model, then the checkpoint parts while they fit.
+B=$X/back; rm -rf "$B"; mkdir -p "$B"
 for n in "${names[@]}"; do
   r=$X/runs/$n
   [ -f "$r/checkpoint.lmck" ] || { note "$n: no checkpoint"; continue; }
-  cp "$r/checkpoint.lmck" "$OUT/$n.lmck"; cp "$r/metrics.jsonl" "$OUT/$n.metrics.jsonl"
+  cp "$r/metrics.jsonl" "$B/1-$n.metrics.jsonl"
   mapfile -t snaps < <(ls "$r"/snapshots/step-*.lmck 2>/dev/null | tail -8)
   if ((${#snaps[@]} >= 2)); then
-    "$X"/lmask-train average --out "$OUT/$n-mean.lmck" "${snaps[@]}" >>"$SUM" 2>&1 && note "$n: mean of ${#snaps[@]} snapshots ($(basename "${snaps[0]}") to $(basename "${snaps[-1]}"))"
+    "$X"/lmask-train average --out "$r/mean.lmck" "${snaps[@]}" >>"$SUM" 2>&1 && note "$n: mean of ${#snaps[@]} snapshots ($(basename "${snaps[0]}") to $(basename "${snaps[-1]}"))"
   fi
+  src=$r/mean.lmck; [ -f "$src" ] || src=$r/checkpoint.lmck
+  if "$X"/lmask-train export --checkpoint "$src" --out "$r/model" --force >>"$SUM" 2>&1; then
+    tar -C "$r" -cf "$B/1-$n-model.tar" model
+  fi
+  split -b 15M -d -a 1 "$r/checkpoint.lmck" "$B/2-$n.lmck.part"
   python3 - "$r/metrics.jsonl" "$n" 2>&1 <<'PY' | tee -a "$SUM"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -137,5 +146,23 @@ for r in va:
     print(f"  - validation at step {r.get('step')}: obj {v.get('obj', float('nan')):.4f}, instances without a feasible tour "
           f"{round(v.get('inst_infeasible', 0) * v.get('instances', 0))} of {v.get('instances')}, {v.get('seconds', 0):.0f} s")
 PY
+done
+if [ -s "${OUT}/gpu-util.csv" ]; then
+  python3 - "$OUT/gpu-util.csv" <<'PY' 2>&1 | tee -a "$SUM"
+import csv, sys
+u = [float(r[1].split()[0]) for r in csv.reader(open(sys.argv[1])) if len(r) > 1 and r[1].strip().split()[0].replace('.', '').isdigit()]
+if u:
+    print(f"GPU busy (nvidia-smi, every second): mean {sum(u) / len(u):.0f}%, max {max(u):.0f}%, {len(u)} samples")
+PY
+  mv "$OUT/gpu-util.csv" "$X/gpu-util.csv"
+fi
+files=1 bytes=0
+for f in $(ls "$B"); do
+  sz=$(stat -c %s "$B/$f")
+  if ((files < 8 && bytes + sz <= 60 * 1048576)); then
+    cp "$B/$f" "$OUT/${f#[12]-}"; files=$((files + 1)); bytes=$((bytes + sz))
+  else
+    note "left behind (over \$OUT's limits): ${f#[12]-}"
+  fi
 done
 note "done; files in \$OUT: $(ls "$OUT" | tr '\n' ' ')"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Shrinks, for the length of a GPU session, what a device command carries: every command sends the checkout's tracked
-# files (55 MB, 51 of them the shipped models) and at most 64 MiB in all, which leaves too little room for the bundles.
+# files (60 MB, 56 of them the shipped models) and at most 64 MiB in all, which leaves too little room for the bundles.
 #   bash scripts/gpu-slim.sh on [MODEL...]   untracks (index only; the files stay) every models/pretrained/ folder but
 #                                            MODEL... (default: tsptw50-hard tspdl50-medium tsptw50-easy, those that
 #                                            gpu-check.sh and gpu-imitate.sh's default runs read) and has git ignore
