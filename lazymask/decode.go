@@ -174,42 +174,43 @@ func (dc *Decoder) Decode(p Policy, insts []*Instance, perInst int, cfg Config) 
 // steps its trajectory there, on up to dc.Workers goroutines, each taking
 // a contiguous range of rows. The first error by row order is returned.
 func (dc *Decoder) advance(rows, n int, sc []float32, greedy bool) error {
-	b := &dc.batch
-	work := func(w, lo, hi int) error {
-		for r := lo; r < hi; r++ {
-			t := b.Traj[r]
-			mask := b.Mask[r*n : (r+1)*n]
-			row := sc[r*n : (r+1)*n]
-			var node int
-			if greedy {
-				node = pickGreedy(row, mask)
-			} else {
-				node = pickSample(row, mask, &dc.rng[t], dc.wbufs[w])
-			}
-			if err := dc.states[t].Step(node); err != nil {
-				return fmt.Errorf("decode: trajectory %d: %w", t, err)
-			}
-		}
-		return nil
-	}
 	workers := min(dc.Workers, rows/minRowsPerWorker, len(dc.wbufs))
 	if workers <= 1 {
-		return work(0, 0, rows)
+		return dc.advanceRows(0, 0, rows, n, sc, greedy) // no closure: a reused decode does not allocate here
 	}
 	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
-		lo, hi := rows*w/workers, rows*(w+1)/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dc.errs[w] = work(w, lo, hi)
+			dc.errs[w] = dc.advanceRows(w, rows*w/workers, rows*(w+1)/workers, n, sc, greedy)
 		}()
 	}
-	dc.errs[0] = work(0, 0, rows/workers) // the calling goroutine takes the first range
+	dc.errs[0] = dc.advanceRows(0, 0, rows/workers, n, sc, greedy) // the calling goroutine takes the first range
 	wg.Wait()
 	for _, err := range dc.errs[:workers] {
 		if err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// advanceRows advances rows [lo, hi) with worker w's sampling buffer.
+func (dc *Decoder) advanceRows(w, lo, hi, n int, sc []float32, greedy bool) error {
+	b := &dc.batch
+	for r := lo; r < hi; r++ {
+		t := b.Traj[r]
+		mask := b.Mask[r*n : (r+1)*n]
+		row := sc[r*n : (r+1)*n]
+		var node int
+		if greedy {
+			node = pickGreedy(row, mask)
+		} else {
+			node = pickSample(row, mask, &dc.rng[t], dc.wbufs[w])
+		}
+		if err := dc.states[t].Step(node); err != nil {
+			return fmt.Errorf("decode: trajectory %d: %w", t, err)
 		}
 	}
 	return nil
