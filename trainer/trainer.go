@@ -57,8 +57,8 @@ type Options struct {
 	StopAt int
 	// HostWorkers is how many goroutines advance the rollout trajectories
 	// between decoder steps (lazymask.Decoder.Workers; ≤ 1: one). The
-	// trajectories do not depend on it; a many-core host feeding a GPU
-	// gains, a CPU whose cores run the network gains little.
+	// trajectories do not depend on it. Meant for a many-core host feeding
+	// a GPU; where the same cores run the network it costs time.
 	HostWorkers int
 	// OnStep is called after every step with the step's record (e.g. to
 	// drive a progress bar).
