@@ -21,7 +21,7 @@ die() { echo "gpu-imitate: $*" >&2; exit 1; }
 if [ "$mode" = prepare ]; then
   set -e
   export ONNXRUNTIME_SHARED_LIBRARY_PATH=${ONNXRUNTIME_SHARED_LIBRARY_PATH:-$PWD/third_party/onnxruntime/libonnxruntime.so}
-  runs=${GPU_IMITATE_RUNS:-"tspdl50-medium work/labels/dl50m-full,work/labels/dl50m-pre work/val/tspdl50-medium.parquet;tsptw50-easy work/labels/tw50e-full work/val/tsptw50-easy.parquet"}
+  runs=${GPU_IMITATE_RUNS:-"tspdl50-medium work/labels/dl50m-full,work/labels/dl50m-full2,work/labels/dl50m-pre work/val/tspdl50-medium.parquet;tsptw50-easy work/labels/tw50e-full work/val/tsptw50-easy.parquet"}
   rm -rf "$I"; mkdir -p "$I"/build "$I"/pack/labels "$I"/pack/val
   go build -o bin/ ./cmd/lmask-data ./cmd/lmask-train
   nice go build -tags xla -ldflags="-s -w" -o "$I"/build/lmask-train ./cmd/lmask-train
