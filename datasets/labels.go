@@ -126,8 +126,9 @@ func LabelChunks(dir string) ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("label set: %w", err)
 	}
+	spec, err := ReadLabelSpec(dir)
+	regen := err == nil && spec.Regenerable() == nil // a chunk may then lack its instances file
 	var out []int
-	var regen *bool // whether the instances can be drawn again; read once, when first needed
 	for _, e := range ents {
 		m := labelChunkRE.FindStringSubmatch(e.Name())
 		if m == nil {
@@ -138,15 +139,8 @@ func LabelChunks(dir string) ([]int, error) {
 			continue
 		}
 		inst, _ := LabelChunkPaths(dir, i)
-		if _, err := os.Stat(inst); errors.Is(err, fs.ErrNotExist) {
-			if regen == nil {
-				spec, err := ReadLabelSpec(dir)
-				regen = new(bool)
-				*regen = err == nil && spec.Regenerable() == nil
-			}
-			if !*regen {
-				continue
-			}
+		if _, err := os.Stat(inst); errors.Is(err, fs.ErrNotExist) && !regen {
+			continue
 		}
 		out = append(out, i)
 	}

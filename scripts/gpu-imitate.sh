@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Imitation training at replay speed on a lent GPU machine (no Go, no internet, at most 64 MiB carried per command),
-# from shipped weights, with checkpoints that come back to continue from (docs/gpu-check.md, "Imitation first").
+# from shipped weights, with checkpoints that come back to continue from (docs/gpu-check.md, "What a GPU session does").
 #   bash scripts/gpu-imitate.sh prepare   here: work/gpu/imit/ = the XLA build of lmask-train (xz), the label sets
 #                                         without their instances files (drawn again there from labels.json) and the
 #                                         validation sets; prints the device command and what it carries
