@@ -82,6 +82,7 @@ type Decoder struct {
 	scores  []float32
 	wbufs   [][]float64
 	errs    []error
+	split   []*Decoder // DecodeSplit's per-group decoders
 }
 
 // minRowsPerWorker keeps small batches on one goroutine, where starting
@@ -115,18 +116,10 @@ func (dc *Decoder) Decode(p Policy, insts []*Instance, perInst int, cfg Config) 
 	if perInst < 1 {
 		return nil, fmt.Errorf("decode: %d trajectories per instance, want ≥ 1", perInst)
 	}
-	n := insts[0].N
-	for i, in := range insts {
-		if in == nil {
-			return nil, fmt.Errorf("decode: instance %d is nil", i)
-		}
-		if in.N != n {
-			return nil, fmt.Errorf("decode: instance %d (%q) has %d nodes, instance 0 has %d", i, in.Name, in.N, n)
-		}
-		if err := in.Validate(); err != nil {
-			return nil, fmt.Errorf("decode: instance %d (%q): %w", i, in.Name, err)
-		}
+	if err := checkInstances(insts); err != nil {
+		return nil, err
 	}
+	n := insts[0].N
 	total := len(insts) * perInst
 	if cfg.Streams != nil && len(cfg.Streams) != total {
 		return nil, fmt.Errorf("decode: %d stream seeds for %d trajectories", len(cfg.Streams), total)
@@ -168,6 +161,24 @@ func (dc *Decoder) Decode(p Policy, insts []*Instance, perInst int, cfg Config) 
 		}
 	}
 	return out, nil
+}
+
+// checkInstances returns an error naming the first instance that is nil,
+// invalid or of another N than the first.
+func checkInstances(insts []*Instance) error {
+	n := insts[0].N
+	for i, in := range insts {
+		if in == nil {
+			return fmt.Errorf("decode: instance %d is nil", i)
+		}
+		if in.N != n {
+			return fmt.Errorf("decode: instance %d (%q) has %d nodes, instance 0 has %d", i, in.Name, in.N, n)
+		}
+		if err := in.Validate(); err != nil {
+			return fmt.Errorf("decode: instance %d (%q): %w", i, in.Name, err)
+		}
+	}
+	return nil
 }
 
 // advance picks a node for each of the batch's rows from its scores and

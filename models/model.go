@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,7 +21,9 @@ const maxCachedShapes = 64
 // Model is the GoMLX policy model: a config, a compute backend, a
 // model.Store holding one variable per canonical parameter name (full path
 // "/" + name), and executables compiled once per input shape (up to 64
-// shapes each). A Model is not safe for concurrent use.
+// shapes each). Its graph executions run one at a time, so policies of one
+// Model may decode on several goroutines (lazymask.Decoder.DecodeSplit);
+// changing the weights meanwhile is not safe.
 type Model struct {
 	cfg     features.Config
 	backend compute.Backend
@@ -30,6 +33,11 @@ type Model struct {
 	// foldEncExec and foldStepExec run the encoder with the folded decoder
 	// caches and the folded decoder step (folded.go) for Policy.
 	foldEncExec, foldStepExec *model.Exec
+
+	// exec serialises graph executions: the onnx backend's CPU executables
+	// may not run twice at once, and one at a time is what lets a decode
+	// split into groups double-buffer the host and the device.
+	exec sync.Mutex
 
 	// graphNanos accumulates the wall time spent inside graph executions
 	// (GraphTime).
@@ -161,6 +169,8 @@ func (m *Model) SetWeights(w features.Weights) error {
 // callExec runs e and converts a panic raised while building the graph into
 // an error.
 func (m *Model) callExec(e *model.Exec, what string, args ...any) (out []*tensors.Tensor, err error) {
+	m.exec.Lock()
+	defer m.exec.Unlock()
 	start := time.Now()
 	defer func() {
 		m.graphNanos.Add(int64(time.Since(start)))

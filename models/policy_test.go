@@ -2,8 +2,10 @@ package models
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models/features"
 )
@@ -144,5 +146,54 @@ func TestPolicyFoldedMatchesDirect(t *testing.T) {
 	}
 	if foldedFits(features.DefaultConfig(lazymask.TSPTW), 101) || !foldedFits(features.DefaultConfig(lazymask.TSPTW), 51) {
 		t.Fatal("foldedFits: want the folded step at N=51 and the direct one at N=101 for d=128, 8 heads")
+	}
+}
+
+// TestPolicySplitDecode: policies of one model decoding instance groups on
+// their own goroutines (their graph calls serialised by the model) give the
+// tours of one policy over all instances: greedy exactly; sampled from the
+// same streams, tours may part only where float rounding of differently
+// shaped batches tips a draw, which this test allows for no trajectory.
+func TestPolicySplitDecode(t *testing.T) {
+	for _, problem := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+		cfg := smallConfig(problem.String(), true)
+		m := newTestModel(t, cfg, 43)
+		gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: problem, N: 15, Hardness: datasets.Medium, Seed: 11})
+		if err != nil {
+			t.Fatal(err)
+		}
+		insts := make([]*lazymask.Instance, 10)
+		for i := range insts {
+			insts[i], _ = gen.Next()
+		}
+		for _, dcfg := range []lazymask.Config{{Greedy: true, Budget: 20}, {Seed: 5, Budget: 20, Semantics: lazymask.Train}} {
+			one := m.Policy()
+			want, err := lazymask.Decode(one, insts, 4, dcfg)
+			one.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps := []lazymask.Policy{m.Policy(), m.Policy(), m.Policy()}
+			got, err := lazymask.NewDecoder().DecodeSplit(ps, insts, 4, dcfg)
+			for _, p := range ps {
+				p.(*Policy).Close()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			feasible := 0
+			for i := range want {
+				if !slices.Equal(got[i].Tour, want[i].Tour) || got[i].Inst != want[i].Inst || got[i].Backtracks != want[i].Backtracks {
+					t.Fatalf("%v %+v: trajectory %d: %v (%d backtracks) split, %v (%d) whole", problem, dcfg, i,
+						got[i].Tour, got[i].Backtracks, want[i].Tour, want[i].Backtracks)
+				}
+				if got[i].Feasible {
+					feasible++
+				}
+			}
+			if feasible == 0 {
+				t.Fatalf("%v %+v: no feasible tour: the comparison covers only failures", problem, dcfg)
+			}
+		}
 	}
 }

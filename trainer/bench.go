@@ -78,6 +78,8 @@ type BenchConfig struct {
 	Dir string
 	// HostWorkers is Options.HostWorkers of the REINFORCE runs.
 	HostWorkers int
+	// Pipelines is Options.Pipelines of the REINFORCE runs.
+	Pipelines int
 	// ImitateBatch > 0 also times imitation steps of that many label tours
 	// (Random-L tours of generated instances stand in for labels: the rate
 	// does not depend on their quality).
@@ -121,7 +123,7 @@ func benchBackend(bc BenchConfig, backend string, row *BenchRow, log io.Writer) 
 		return err
 	}
 	defer os.RemoveAll(dir)
-	tr, err := New(cfg, Options{Dir: dir, HostWorkers: bc.HostWorkers})
+	tr, err := New(cfg, Options{Dir: dir, HostWorkers: bc.HostWorkers, Pipelines: bc.Pipelines})
 	if err != nil {
 		return err
 	}

@@ -221,7 +221,7 @@ func (t *Trainer) daggerDecode(insts []*lazymask.Instance, samples int, greedy b
 	if !greedy {
 		dc.Seed = t.rng.Uint64()
 	}
-	trajs, err := t.dec.Decode(t.policy, insts, samples, dc)
+	trajs, err := t.decode(insts, samples, dc)
 	if err != nil {
 		return nil, fmt.Errorf("step %d: dagger decode: %w", t.done+1, err)
 	}

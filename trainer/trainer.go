@@ -60,6 +60,12 @@ type Options struct {
 	// trajectories do not depend on it. Meant for a many-core host feeding
 	// a GPU; where the same cores run the network it costs time.
 	HostWorkers int
+	// Pipelines (> 1) splits every rollout into that many instance groups,
+	// each decoded on its own goroutine with its own policy; the model runs
+	// one graph at a time, so while one group's decoder step runs the
+	// others advance their rows (2: double buffering). The trajectories do
+	// not depend on it up to float rounding of differently shaped batches.
+	Pipelines int
 	// OnStep is called after every step with the step's record (e.g. to
 	// drive a progress bar).
 	OnStep func(rec Record)
@@ -86,6 +92,8 @@ type Trainer struct {
 	opt    Options
 	model  *models.Model
 	policy lazymask.Policy
+	// pipes holds Options.Pipelines policies (policy first) when > 1.
+	pipes  []lazymask.Policy
 	step   *stepGraph
 	dec    *lazymask.Decoder
 	rb     *ReplayBatch
@@ -202,6 +210,12 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 	}
 	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: &lazymask.Decoder{Workers: opt.HostWorkers},
 		rb: NewReplayBatch(cfg.replayBatch(), cfg.replaySamples(), cfg.Size), val: val, labels: labels}
+	if opt.Pipelines > 1 {
+		t.pipes = []lazymask.Policy{t.policy}
+		for len(t.pipes) < opt.Pipelines {
+			t.pipes = append(t.pipes, m.Policy())
+		}
+	}
 	switch {
 	case cfg.DaggerFailed:
 		t.rl = NewReplayBatch(cfg.Batch, 1, cfg.Size)
@@ -466,7 +480,7 @@ func (t *Trainer) rollout(rb *ReplayBatch) (rollouts, error) {
 	for i := range insts {
 		insts[i], _ = gen.Next()
 	}
-	trajs, err := t.dec.Decode(t.policy, insts, cfg.Samples, lazymask.Config{
+	trajs, err := t.decode(insts, cfg.Samples, lazymask.Config{
 		Lookahead: cfg.LookaheadKind(), Budget: cfg.Budget, Semantics: lazymask.Train, Seed: rollSeed, Record: true})
 	if err != nil {
 		return rollouts{}, fmt.Errorf("step %d: rollout: %w", t.done+1, err)
@@ -477,6 +491,15 @@ func (t *Trainer) rollout(rb *ReplayBatch) (rollouts, error) {
 		return rollouts{}, fmt.Errorf("step %d: %w", t.done+1, err)
 	}
 	return rollouts{insts: insts, trajs: trajs, stats: st, seed: rollSeed, rho: rho, sec: time.Since(start).Seconds()}, nil
+}
+
+// decode decodes insts with the current network, split into
+// Options.Pipelines groups when that is > 1.
+func (t *Trainer) decode(insts []*lazymask.Instance, perInst int, cfg lazymask.Config) ([]lazymask.Trajectory, error) {
+	if len(t.pipes) > 1 {
+		return t.dec.DecodeSplit(t.pipes, insts, perInst, cfg)
+	}
+	return t.dec.Decode(t.policy, insts, perInst, cfg)
 }
 
 // guideShare is the share of instances with a guide tour (0 without

@@ -479,3 +479,33 @@ func TestTrain_HostWorkersSameRun(t *testing.T) {
 		}
 	}
 }
+
+// TestTrain_PipelinesSameRun: rollouts split into instance groups decoded
+// side by side (double-buffered) sample the same trajectories, so a short
+// run reaches the same losses and weights up to float rounding.
+func TestTrain_PipelinesSameRun(t *testing.T) {
+	cfg := tinyConfig(t, 4)
+	cfg.Batch, cfg.Samples = 8, 12
+	a := trainRun(t, cfg, Options{Dir: t.TempDir()})
+	b := trainRun(t, cfg, Options{Dir: t.TempDir(), Pipelines: 3, HostWorkers: 2})
+	ra, rb := a.Metrics().Records(), b.Metrics().Records()
+	if len(ra) != len(rb) || len(ra) == 0 {
+		t.Fatalf("%d and %d records", len(ra), len(rb))
+	}
+	for i := range ra {
+		if ra[i].PenCost != rb[i].PenCost || ra[i].Backtracks != rb[i].Backtracks || ra[i].Infeasible != rb[i].Infeasible {
+			t.Errorf("step %d: rollouts differ: cost %v/%v, backtracks %v/%v", i+1, ra[i].PenCost, rb[i].PenCost, ra[i].Backtracks, rb[i].Backtracks)
+		}
+		if math.Abs(ra[i].Loss-rb[i].Loss) > 1e-5*(1+math.Abs(ra[i].Loss)) {
+			t.Errorf("step %d: loss %v whole, %v split", i+1, ra[i].Loss, rb[i].Loss)
+		}
+	}
+	wa, wb := weightsOf(t, a), weightsOf(t, b)
+	for name, ta := range wa {
+		for i := range ta.Data {
+			if d := math.Abs(float64(ta.Data[i] - wb[name].Data[i])); d > 1e-5 {
+				t.Fatalf("%s[%d]: whole %v, split %v", name, i, ta.Data[i], wb[name].Data[i])
+			}
+		}
+	}
+}

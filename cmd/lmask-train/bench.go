@@ -32,6 +32,7 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.IntFlag{Name: "ffn", Value: 512},
 			&cli.Uint64Flag{Name: "seed", Value: 1234},
 			&cli.IntFlag{Name: "host-workers", Value: 1, Usage: "goroutines that advance the rollout trajectories between decoder steps", Action: atLeast("host-workers", 1)},
+			&cli.IntFlag{Name: "pipelines", Value: 1, Usage: "instance groups each rollout is split into, decoded on their own goroutines (2: double buffering)", Action: atLeast("pipelines", 1)},
 			&cli.IntFlag{Name: "imitate-batch", Value: 256, Usage: "label tours per imitation step timed beside REINFORCE (0: skip)", Action: atLeast("imitate-batch", 0)},
 		},
 		Action: func(c *cli.Context) error {
@@ -52,7 +53,7 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			if len(backends) == 0 {
 				return fmt.Errorf("--backends: empty")
 			}
-			rows := trainer.Bench(trainer.BenchConfig{Config: cfg, Backends: backends, Steps: c.Int("steps"), ImitateBatch: c.Int("imitate-batch"), HostWorkers: c.Int("host-workers")}, stderr)
+			rows := trainer.Bench(trainer.BenchConfig{Config: cfg, Backends: backends, Steps: c.Int("steps"), ImitateBatch: c.Int("imitate-batch"), HostWorkers: c.Int("host-workers"), Pipelines: c.Int("pipelines")}, stderr)
 			// The table holds the backends that ran; the failures make the
 			// error (stderr, non-zero exit).
 			var ok []trainer.BenchRow

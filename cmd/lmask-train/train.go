@@ -44,7 +44,7 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--init-from: %w", err)
 	}
-	opt := trainer.Options{Dir: out, Resume: c.Bool("resume"), InitFrom: initFrom, ValRef: c.String("val-ref"), HostWorkers: c.Int("host-workers"), Log: stderr}
+	opt := trainer.Options{Dir: out, Resume: c.Bool("resume"), InitFrom: initFrom, ValRef: c.String("val-ref"), HostWorkers: c.Int("host-workers"), Pipelines: c.Int("pipelines"), Log: stderr}
 	var cfg trainer.Config
 	if opt.Resume {
 		if c.IsSet("steps") {

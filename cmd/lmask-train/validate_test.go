@@ -203,6 +203,7 @@ func TestBench_BadValues(t *testing.T) {
 		{[]string{"--budget", "-1"}, []string{"--budget -1"}},
 		{[]string{"--hardness", "bogus"}, []string{"--hardness", `"bogus"`}},
 		{[]string{"--host-workers", "0"}, []string{"--host-workers 0"}},
+		{[]string{"--pipelines", "0"}, []string{"--pipelines 0"}},
 	}
 	for _, tc := range cases {
 		// An unknown backend fails fast: a check that only the backend
