@@ -166,12 +166,11 @@ func (dc *Decoder) Decode(p Policy, insts []*Instance, perInst int, cfg Config) 
 // checkInstances returns an error naming the first instance that is nil,
 // invalid or of another N than the first.
 func checkInstances(insts []*Instance) error {
-	n := insts[0].N
 	for i, in := range insts {
 		if in == nil {
 			return fmt.Errorf("decode: instance %d is nil", i)
 		}
-		if in.N != n {
+		if n := insts[0].N; in.N != n {
 			return fmt.Errorf("decode: instance %d (%q) has %d nodes, instance 0 has %d", i, in.Name, in.N, n)
 		}
 		if err := in.Validate(); err != nil {

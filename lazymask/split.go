@@ -3,6 +3,7 @@ package lazymask
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 )
 
@@ -13,14 +14,25 @@ import (
 // its device calls this double-buffers the host and the device. Streams
 // stay keyed to the whole decode's trajectory indices, so the trajectories
 // are Decode's whenever each row's scores do not depend on the other rows
-// of its batch. The policies must be distinct values; the result lists all
-// trajectories in Decode's order (Inst indexes insts).
+// of its batch. The policies must be distinct values (the same pointer
+// twice is refused); the result lists all trajectories in Decode's order
+// (Inst indexes insts).
 func (dc *Decoder) DecodeSplit(ps []Policy, insts []*Instance, perInst int, cfg Config) ([]Trajectory, error) {
 	if len(ps) == 0 {
 		return nil, errors.New("decode split: no policies")
 	}
 	if len(insts) == 0 {
 		return nil, errors.New("decode: no instances")
+	}
+	for g, p := range ps[:min(len(ps), len(insts))] {
+		if p == nil {
+			return nil, fmt.Errorf("decode split: policy %d is nil", g)
+		}
+		for h, q := range ps[:g] {
+			if reflect.TypeOf(p).Comparable() && reflect.TypeOf(q) == reflect.TypeOf(p) && p == q {
+				return nil, fmt.Errorf("decode split: policies %d and %d are the same value; each group needs its own", h, g)
+			}
+		}
 	}
 	groups := min(len(ps), len(insts))
 	if groups <= 1 {

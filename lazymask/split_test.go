@@ -19,6 +19,7 @@ func TestDecodeSplit_SameTrajectories(t *testing.T) {
 		tw = append(tw, hardTSPTW(r, 20, 0.5))
 		dl = append(dl, smallTSPDL(r, 20))
 	}
+	tw[12], dl[12] = tw[0], dl[0] // one instance in two groups
 	streams := make([]uint64, 13*6)
 	for i := range streams {
 		streams[i] = uint64(1000 + 7*i)
@@ -54,6 +55,25 @@ func TestDecodeSplit_SameTrajectories(t *testing.T) {
 	}
 	if backtracked == 0 {
 		t.Fatal("no trajectory backtracked: the test does not cover backtracking")
+	}
+}
+
+// TestDecodeSplit_SharedInstance: fresh instances listed in two groups (as
+// DAgger's unaugmented copies are) decode without a data race on their
+// lazily built matrices (run with -race).
+func TestDecodeSplit_SharedInstance(t *testing.T) {
+	r := newRand(47)
+	a, b := hardTSPTW(r, 20, 0.5), hardTSPTW(r, 20, 0.5)
+	got, err := NewDecoder().DecodeSplit([]Policy{&RandomL{}, &RandomL{}}, []*Instance{a, b, a, b}, 2, Config{Budget: 10, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Decode(&RandomL{}, []*Instance{a, b, a, b}, 2, Config{Budget: 10, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("trajectories differ from one decode's")
 	}
 }
 
@@ -119,6 +139,9 @@ func TestDecodeSplit_Errors(t *testing.T) {
 		want    string
 	}{
 		{nil, insts[:2], 1, Config{}, "no policies"},
+		{[]Policy{&RandomL{}, nil}, insts[:2], 1, Config{}, "policy 1 is nil"},
+		{[]Policy{two[0], &RandomL{}, two[0]}, insts[:3], 1, Config{}, "policies 0 and 2 are the same value"},
+		{two, []*Instance{nil, insts[0]}, 1, Config{}, "instance 0 is nil"},
 		{two, nil, 1, Config{}, "no instances"},
 		{two, insts, 1, Config{}, "instance 3"},
 		{two, insts[:3], 0, Config{}, "0 trajectories per instance"},

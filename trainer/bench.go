@@ -62,9 +62,17 @@ type BenchRow struct {
 	// ImitateToursPerSec is the imitation rate (label tours per second,
 	// BenchConfig.ImitateBatch per step, no rollout); 0 when not measured.
 	ImitateToursPerSec float64
+	// Busy and ImitateBusy are the accelerator's busy share (0–1) over the
+	// timed REINFORCE and imitation iterations from BenchConfig.Busy; −1
+	// when not measured.
+	Busy, ImitateBusy float64
 	// Err is set when the backend could not run.
 	Err error
 }
+
+// BusyProbe starts measuring the accelerator's busy share; the returned
+// stop ends the measurement and returns the share (0–1).
+type BusyProbe func() (stop func() (float64, error), err error)
 
 // BenchConfig selects what Bench measures.
 type BenchConfig struct {
@@ -80,6 +88,10 @@ type BenchConfig struct {
 	HostWorkers int
 	// Pipelines is Options.Pipelines of the REINFORCE runs.
 	Pipelines int
+	// Busy, when set, measures the accelerator's busy share over the timed
+	// iterations (lmask-train bench samples nvidia-smi); a probe that fails
+	// leaves the share unmeasured and is logged.
+	Busy BusyProbe
 	// ImitateBatch > 0 also times imitation steps of that many label tours
 	// (Random-L tours of generated instances stand in for labels: the rate
 	// does not depend on their quality).
@@ -100,7 +112,7 @@ func Bench(bc BenchConfig, log io.Writer) []BenchRow {
 	}
 	var rows []BenchRow
 	for _, be := range bc.Backends {
-		row := BenchRow{Backend: be}
+		row := BenchRow{Backend: be, Busy: -1, ImitateBusy: -1}
 		row.PeakGFLOPS, row.Err = MatMulPeak(be)
 		if row.Err == nil {
 			row.Err = benchBackend(bc, be, &row, log)
@@ -137,10 +149,12 @@ func benchBackend(bc BenchConfig, backend string, row *BenchRow, log io.Writer) 
 	fmt.Fprintf(log, "%s: %d warm-up iterations %.1fs\n", backend, benchWarmup, row.CompileSec)
 	var roll, rep, backtracks float64
 	tr.ResetGraphTime()
+	stop := startBusy(bc.Busy, backend, log)
 	start = time.Now()
 	for i := 0; i < bc.Steps; i++ {
 		r, err := tr.TrainStep()
 		if err != nil {
+			stop()
 			return err
 		}
 		roll += r.RolloutSec
@@ -149,6 +163,7 @@ func benchBackend(bc BenchConfig, backend string, row *BenchRow, log io.Writer) 
 		fmt.Fprintf(log, "%s: iteration %d: rollout %.2fs, replay %.2fs\n", backend, i+1, r.RolloutSec, r.ReplaySec)
 	}
 	total := time.Since(start).Seconds()
+	row.Busy = stop()
 	k := float64(bc.Steps)
 	row.GraphSec = tr.GraphTime().Seconds() / k
 	row.GraphInstPerSec = float64(cfg.Batch) / row.GraphSec
@@ -191,17 +206,41 @@ func benchImitation(bc BenchConfig, backend string, row *BenchRow, log io.Writer
 		}
 	}
 	tours := 0.0
+	stop := startBusy(bc.Busy, backend+" imitation", log)
 	start := time.Now()
 	for i := 0; i < bc.Steps; i++ {
 		r, err := tr.TrainStep()
 		if err != nil {
+			stop()
 			return err
 		}
 		tours += r.InstPerSec * (r.RolloutSec + r.ReplaySec)
 		fmt.Fprintf(log, "%s: imitation step %d: replay prep %.2fs, update %.2fs\n", backend, i+1, r.RolloutSec, r.ReplaySec)
 	}
 	row.ImitateToursPerSec = tours / time.Since(start).Seconds()
+	row.ImitateBusy = stop()
 	return nil
+}
+
+// startBusy starts probe (if any) and returns what ends it: the busy share,
+// or −1 when there is no probe or it failed (logged).
+func startBusy(probe BusyProbe, what string, log io.Writer) func() float64 {
+	if probe == nil {
+		return func() float64 { return -1 }
+	}
+	stop, err := probe()
+	if err != nil {
+		fmt.Fprintf(log, "%s: busy share not measured: %v\n", what, err)
+		return func() float64 { return -1 }
+	}
+	return func() float64 {
+		share, err := stop()
+		if err != nil {
+			fmt.Fprintf(log, "%s: busy share not measured: %v\n", what, err)
+			return -1
+		}
+		return share
+	}
 }
 
 // scratchLabels writes a one-chunk label set of count generated instances
@@ -308,8 +347,8 @@ func MatMulPeak(backend string) (float64, error) {
 func WriteBenchTable(w io.Writer, cfg Config, rows []BenchRow) {
 	fmt.Fprintf(w, "%s-%d, batch %d × %d samples, model L=%d d=%d h=%d ffn=%d, budget %d\n",
 		cfg.Problem, cfg.Size, cfg.Batch, cfg.Samples, cfg.Model.Layers, cfg.Model.DModel, cfg.Model.Heads, cfg.Model.FFN, cfg.Budget)
-	fmt.Fprintf(w, "%-8s %9s %9s %9s %9s %10s %10s %10s %10s %10s %9s %12s\n",
-		"backend", "inst/s", "graph/s", "share", "rollout", "replay", "roll GF/s", "repl GF/s", "all GF/s", "peak GF/s", "warm-up", "imit tours/s")
+	fmt.Fprintf(w, "%-8s %9s %9s %9s %9s %10s %10s %10s %10s %10s %9s %12s %11s\n",
+		"backend", "inst/s", "graph/s", "share", "rollout", "replay", "roll GF/s", "repl GF/s", "all GF/s", "peak GF/s", "warm-up", "imit tours/s", "busy rl/im")
 	for _, r := range rows {
 		if r.Err != nil {
 			fmt.Fprintf(w, "%-8s error: %v\n", r.Backend, r.Err)
@@ -319,7 +358,16 @@ func WriteBenchTable(w io.Writer, cfg Config, rows []BenchRow) {
 		if r.ImitateToursPerSec > 0 {
 			imit = fmt.Sprintf("%.1f", r.ImitateToursPerSec)
 		}
-		fmt.Fprintf(w, "%-8s %9.2f %9.2f %8.0f%% %8.2fs %8.2fs %10.1f %10.1f %10.1f %10.1f %8.1fs %12s\n",
-			r.Backend, r.InstPerSec, r.GraphInstPerSec, 100*r.GraphShare, r.RolloutSec, r.ReplaySec, r.RolloutGFLOPS, r.ReplayGFLOPS, r.GFLOPS, r.PeakGFLOPS, r.CompileSec, imit)
+		fmt.Fprintf(w, "%-8s %9.2f %9.2f %8.0f%% %8.2fs %8.2fs %10.1f %10.1f %10.1f %10.1f %8.1fs %12s %11s\n",
+			r.Backend, r.InstPerSec, r.GraphInstPerSec, 100*r.GraphShare, r.RolloutSec, r.ReplaySec, r.RolloutGFLOPS, r.ReplayGFLOPS, r.GFLOPS, r.PeakGFLOPS, r.CompileSec, imit,
+			pct(r.Busy)+"/"+pct(r.ImitateBusy))
 	}
+}
+
+// pct formats a share as a percentage, "-" when negative (not measured).
+func pct(share float64) string {
+	if share < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*share)
 }

@@ -60,11 +60,12 @@ type Options struct {
 	// trajectories do not depend on it. Meant for a many-core host feeding
 	// a GPU; where the same cores run the network it costs time.
 	HostWorkers int
-	// Pipelines (> 1) splits every rollout into that many instance groups,
-	// each decoded on its own goroutine with its own policy; the model runs
-	// one graph at a time, so while one group's decoder step runs the
-	// others advance their rows (2: double buffering). The trajectories do
-	// not depend on it up to float rounding of differently shaped batches.
+	// Pipelines (> 1) splits every rollout and DAgger decode into that many
+	// instance groups, each decoded on its own goroutine with its own
+	// policy; the model runs one graph at a time, so while one group's
+	// decoder step runs the others advance their rows (2: double
+	// buffering). The trajectories do not depend on it up to float
+	// rounding of differently shaped batches.
 	Pipelines int
 	// OnStep is called after every step with the step's record (e.g. to
 	// drive a progress bar).

@@ -487,7 +487,25 @@ func TestTrain_PipelinesSameRun(t *testing.T) {
 	cfg := tinyConfig(t, 4)
 	cfg.Batch, cfg.Samples = 8, 12
 	a := trainRun(t, cfg, Options{Dir: t.TempDir()})
-	b := trainRun(t, cfg, Options{Dir: t.TempDir(), Pipelines: 3, HostWorkers: 2})
+	b, err := New(cfg, Options{Dir: t.TempDir(), Pipelines: 3, HostWorkers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.pipes) != 3 {
+		t.Fatalf("%d pipeline policies, want 3", len(b.pipes))
+	}
+	begins := make([]int, len(b.pipes))
+	for i, p := range b.pipes {
+		b.pipes[i] = &countingPolicy{Policy: p, begins: &begins[i]}
+	}
+	if _, err := b.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range begins {
+		if n != cfg.Steps {
+			t.Fatalf("pipeline %d began %d decodes in %d steps", i, n, cfg.Steps)
+		}
+	}
 	ra, rb := a.Metrics().Records(), b.Metrics().Records()
 	if len(ra) != len(rb) || len(ra) == 0 {
 		t.Fatalf("%d and %d records", len(ra), len(rb))
@@ -508,4 +526,15 @@ func TestTrain_PipelinesSameRun(t *testing.T) {
 			}
 		}
 	}
+}
+
+// countingPolicy counts the decodes a policy begins.
+type countingPolicy struct {
+	lazymask.Policy
+	begins *int
+}
+
+func (p *countingPolicy) Begin(insts []*lazymask.Instance) error {
+	*p.begins++
+	return p.Policy.Begin(insts)
 }

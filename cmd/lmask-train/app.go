@@ -76,7 +76,7 @@ func trainFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "keep-best", Value: true, Usage: "write the weights of the best validation so far (fewest infeasible instances, then gap or length) to best.lmck in the run directory"},
 		&cli.StringFlag{Name: "init-from", Usage: "start a fresh run from the weights of a checkpoint (file or run directory) or of an exported model directory (e.g. models/pretrained/tsptw50-easy, or just tsptw50-easy); its model sizes unless --layers, --d-model, --heads, --ffn or --rie say otherwise; new optimiser and schedule"},
 		&cli.IntFlag{Name: "host-workers", Value: 1, Usage: "goroutines that advance the rollout trajectories between decoder steps (the tours do not depend on it; for a many-core host feeding a GPU)", Action: atLeast("host-workers", 1)},
-		&cli.IntFlag{Name: "pipelines", Value: 1, Usage: "split each rollout into N instance groups on their own goroutines, so one group's host work overlaps another's decoder step (2: double buffering; for a GPU)", Action: atLeast("pipelines", 1)},
+		&cli.IntFlag{Name: "pipelines", Value: 1, Usage: "split each rollout (and DAgger decode) into N instance groups on their own goroutines, so one group's host work overlaps another's decoder step (2: double buffering; for a GPU)", Action: atLeast("pipelines", 1)},
 		&cli.DurationFlag{Name: "time-limit", Usage: "stop this session after this wall time (e.g. 2h30m) with a checkpoint, as an interrupt would"},
 		&cli.BoolFlag{Name: "resume", Usage: "continue the run stored in --out (its configuration is kept; --steps, --backend and --snapshot-every may change)"},
 		&cli.StringFlag{Name: "backend", Value: "onnx", Usage: "onnx (ONNX Runtime CPU), go (pure Go) or xla:/path/pjrt_plugin.so (xla builds)"},

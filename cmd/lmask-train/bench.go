@@ -33,6 +33,7 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Value: 1234},
 			&cli.IntFlag{Name: "host-workers", Value: 1, Usage: "goroutines that advance the rollout trajectories between decoder steps", Action: atLeast("host-workers", 1)},
 			&cli.IntFlag{Name: "pipelines", Value: 1, Usage: "instance groups each rollout is split into, decoded on their own goroutines (2: double buffering)", Action: atLeast("pipelines", 1)},
+			&cli.BoolFlag{Name: "gpu-busy", Value: true, Usage: "sample the GPU's busy share with nvidia-smi during the timed iterations, where nvidia-smi is on PATH"},
 			&cli.IntFlag{Name: "imitate-batch", Value: 256, Usage: "label tours per imitation step timed beside REINFORCE (0: skip)", Action: atLeast("imitate-batch", 0)},
 		},
 		Action: func(c *cli.Context) error {
@@ -53,7 +54,12 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			if len(backends) == 0 {
 				return fmt.Errorf("--backends: empty")
 			}
-			rows := trainer.Bench(trainer.BenchConfig{Config: cfg, Backends: backends, Steps: c.Int("steps"), ImitateBatch: c.Int("imitate-batch"), HostWorkers: c.Int("host-workers"), Pipelines: c.Int("pipelines")}, stderr)
+			bc := trainer.BenchConfig{Config: cfg, Backends: backends, Steps: c.Int("steps"), ImitateBatch: c.Int("imitate-batch"),
+				HostWorkers: c.Int("host-workers"), Pipelines: c.Int("pipelines")}
+			if c.Bool("gpu-busy") {
+				bc.Busy = nvidiaSMIBusy("nvidia-smi", 200)
+			}
+			rows := trainer.Bench(bc, stderr)
 			// The table holds the backends that ran; the failures make the
 			// error (stderr, non-zero exit).
 			var ok []trainer.BenchRow
