@@ -194,7 +194,7 @@ run_infer() { # name core device batch workers [limit [seconds to leave for late
   left=$((BUDGET - $(elapsed) - ${7:-0}))
   if ((left < 30)); then note "skipped $name: ${left}s of the ${BUDGET}s budget left${7:+ after keeping ${7}s for later runs}"; return 3; fi
   t0=$(date +%s.%N)
-  ONNXRUNTIME_SHARED_LIBRARY_PATH=$core timeout $((left < 300 ? left : 300)) "$BIN"/lmask-infer --model "$MODEL" \
+  ONNXRUNTIME_SHARED_LIBRARY_PATH=$core timeout -k 20 $((left < 300 ? left : 300)) "$BIN"/lmask-infer --model "$MODEL" \
     --data "$INST" --reference "$REFS" --budget 200 --rescue-time 0 --limit "$lim" --device "$dev" --batch "$batch" \
     --workers "$workers" --out "$W/$name.parquet" --metrics-json "$W/$name.json" >"$W/$name.log" 2>&1
   rc=$?
@@ -258,7 +258,7 @@ if [ "${GPU_CHECK_XLA:-1}" = 1 ] && have bin/lmask-train && (($(elapsed) < BUDGE
       local left=$((BUDGET - $(elapsed))) rc=0
       echo "-- --host-workers $1 --pipelines $2 --batch $3 --imitate-batch $4" >>"$W/xla-bench.txt"
       if ((left < 60)); then echo "skipped: $left s of the budget left" >>"$W/xla-bench.txt"; return 0; fi
-      ONNXRUNTIME_SHARED_LIBRARY_PATH=$cpu_core timeout $((left > 200 ? 200 : left)) "$BIN"/lmask-train bench \
+      ONNXRUNTIME_SHARED_LIBRARY_PATH=$cpu_core timeout -k 20 $((left > 200 ? 200 : left)) "$BIN"/lmask-train bench \
         --backends "$LMASK_XLA_BACKEND" --steps 3 --layers 6 --batch "$3" --samples 50 --host-workers "$1" \
         --pipelines "$2" --imitate-batch "$4" >>"$W/xla-bench.txt" 2>>"$RL" || rc=$?
       ((rc == 0)) || echo "rc $rc (124: stopped by the budget)" >>"$W/xla-bench.txt"

@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -105,27 +106,38 @@ const benchWarmup = 2
 
 // Bench measures training iterations per backend: benchWarmup untimed
 // iterations (graph compilation, memory pools), then Steps timed ones, plus
-// a MatMul peak.
-func Bench(bc BenchConfig, log io.Writer) []BenchRow {
+// a MatMul peak. A cancelled ctx ends it between iterations: the running
+// backend's row and those not reached carry ctx's error.
+func Bench(ctx context.Context, bc BenchConfig, log io.Writer) []BenchRow {
 	if log == nil {
 		log = io.Discard
 	}
 	var rows []BenchRow
 	for _, be := range bc.Backends {
 		row := BenchRow{Backend: be, Busy: -1, ImitateBusy: -1}
-		row.PeakGFLOPS, row.Err = MatMulPeak(be)
+		if row.Err = ctx.Err(); row.Err == nil {
+			row.PeakGFLOPS, row.Err = MatMulPeak(be)
+		}
 		if row.Err == nil {
-			row.Err = benchBackend(bc, be, &row, log)
+			row.Err = benchBackend(ctx, bc, be, &row, log)
 		}
 		if row.Err == nil && bc.ImitateBatch > 0 {
-			row.Err = benchImitation(bc, be, &row, log)
+			row.Err = benchImitation(ctx, bc, be, &row, log)
 		}
 		rows = append(rows, row)
 	}
 	return rows
 }
 
-func benchBackend(bc BenchConfig, backend string, row *BenchRow, log io.Writer) error {
+// benchStep runs one iteration unless ctx is done.
+func benchStep(ctx context.Context, tr *Trainer) (Record, error) {
+	if err := ctx.Err(); err != nil {
+		return Record{}, fmt.Errorf("interrupted at step %d: %w", tr.Step()+1, err)
+	}
+	return tr.TrainStep()
+}
+
+func benchBackend(ctx context.Context, bc BenchConfig, backend string, row *BenchRow, log io.Writer) error {
 	cfg := bc.Config
 	cfg.Backend = backend
 	cfg.ValFile, cfg.CheckpointEvery, cfg.ValEvery = "", 0, 0
@@ -141,7 +153,7 @@ func benchBackend(bc BenchConfig, backend string, row *BenchRow, log io.Writer) 
 	}
 	start := time.Now()
 	for i := 0; i < benchWarmup; i++ {
-		if _, err := tr.TrainStep(); err != nil {
+		if _, err := benchStep(ctx, tr); err != nil {
 			return err
 		}
 	}
@@ -152,7 +164,7 @@ func benchBackend(bc BenchConfig, backend string, row *BenchRow, log io.Writer) 
 	stop := startBusy(bc.Busy, backend, log)
 	start = time.Now()
 	for i := 0; i < bc.Steps; i++ {
-		r, err := tr.TrainStep()
+		r, err := benchStep(ctx, tr)
 		if err != nil {
 			stop()
 			return err
@@ -182,7 +194,7 @@ func benchBackend(bc BenchConfig, backend string, row *BenchRow, log io.Writer) 
 }
 
 // benchImitation times imitation steps on a scratch label set.
-func benchImitation(bc BenchConfig, backend string, row *BenchRow, log io.Writer) error {
+func benchImitation(ctx context.Context, bc BenchConfig, backend string, row *BenchRow, log io.Writer) error {
 	cfg := bc.Config
 	cfg.Backend = backend
 	cfg.ValFile, cfg.CheckpointEvery, cfg.ValEvery = "", 0, 0
@@ -201,7 +213,7 @@ func benchImitation(bc BenchConfig, backend string, row *BenchRow, log io.Writer
 		return err
 	}
 	for i := 0; i < benchWarmup; i++ {
-		if _, err := tr.TrainStep(); err != nil {
+		if _, err := benchStep(ctx, tr); err != nil {
 			return err
 		}
 	}
@@ -209,7 +221,7 @@ func benchImitation(bc BenchConfig, backend string, row *BenchRow, log io.Writer
 	stop := startBusy(bc.Busy, backend+" imitation", log)
 	start := time.Now()
 	for i := 0; i < bc.Steps; i++ {
-		r, err := tr.TrainStep()
+		r, err := benchStep(ctx, tr)
 		if err != nil {
 			stop()
 			return err
@@ -254,7 +266,9 @@ func scratchLabels(dir string, cfg *Config, count int) error {
 	if err != nil {
 		return err
 	}
-	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, 8, lazymask.Config{Budget: lazymask.Unlimited, Seed: cfg.Seed})
+	// The paper's budget: unlimited backtracking can search for hours on a
+	// TSPDL instance, and the rate does not depend on the tours' quality.
+	trajs, err := lazymask.Decode(&lazymask.RandomL{}, insts, 8, lazymask.Config{Budget: cfg.ValBudget, Seed: cfg.Seed})
 	if err != nil {
 		return err
 	}

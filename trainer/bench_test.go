@@ -2,9 +2,12 @@ package trainer
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/lmask/lmask/datasets"
 )
 
 // TestBench_BusyProbe: the probe runs once around the timed REINFORCE
@@ -23,7 +26,7 @@ func TestBench_BusyProbe(t *testing.T) {
 		}, nil
 	}
 	backend := cfg.Backend
-	rows := Bench(BenchConfig{Config: cfg, Backends: []string{backend}, Steps: 1, ImitateBatch: 8, Busy: probe, Dir: t.TempDir()}, nil)
+	rows := Bench(context.Background(), BenchConfig{Config: cfg, Backends: []string{backend}, Steps: 1, ImitateBatch: 8, Busy: probe, Dir: t.TempDir()}, nil)
 	if len(rows) != 1 || rows[0].Err != nil {
 		t.Fatalf("rows %+v", rows)
 	}
@@ -39,7 +42,7 @@ func TestBench_BusyProbe(t *testing.T) {
 
 	failing := func() (func() (float64, error), error) { return nil, errors.New("no GPU") }
 	var log bytes.Buffer
-	rows = Bench(BenchConfig{Config: cfg, Backends: []string{backend}, Steps: 1, Busy: failing, Dir: t.TempDir()}, &log)
+	rows = Bench(context.Background(), BenchConfig{Config: cfg, Backends: []string{backend}, Steps: 1, Busy: failing, Dir: t.TempDir()}, &log)
 	if rows[0].Err != nil || rows[0].Busy != -1 || rows[0].ImitateBusy != -1 {
 		t.Fatalf("failing probe: row %+v", rows[0])
 	}
@@ -50,5 +53,42 @@ func TestBench_BusyProbe(t *testing.T) {
 	WriteBenchTable(&table, cfg, rows)
 	if !strings.Contains(table.String(), " -/-") {
 		t.Errorf("table shows a share that was not measured:\n%s", table.String())
+	}
+}
+
+// TestScratchLabels: the bench's stand-in labels for imitation are drawn
+// with the paper's budget (unlimited backtracking searched TSPDL-50 medium
+// for hours) and every one reads back as a feasible label.
+func TestScratchLabels(t *testing.T) {
+	for _, c := range [][2]string{{"tspdl", "medium"}, {"tspdl", "hard"}, {"tsptw", "hard"}} {
+		cfg := DefaultConfig(c[0], 50, c[1])
+		dir := t.TempDir()
+		if err := scratchLabels(dir, &cfg, 64); err != nil {
+			t.Fatal(err)
+		}
+		l, err := datasets.ReadLabels(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Costs) != 64 {
+			t.Errorf("%s-50 %s: %d of 64 labels read back", c[0], c[1], len(l.Costs))
+		}
+	}
+}
+
+// TestBench_Cancelled: a cancelled context ends the bench before its first
+// iteration; every row says so.
+func TestBench_Cancelled(t *testing.T) {
+	cfg := tinyConfig(t, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rows := Bench(ctx, BenchConfig{Config: cfg, Backends: []string{cfg.Backend, cfg.Backend}, Steps: 1, Dir: t.TempDir()}, nil)
+	if len(rows) != 2 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows {
+		if !errors.Is(r.Err, context.Canceled) {
+			t.Errorf("row %s: err %v, want context.Canceled", r.Backend, r.Err)
+		}
 	}
 }

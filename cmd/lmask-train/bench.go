@@ -59,7 +59,7 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			if c.Bool("gpu-busy") {
 				bc.Busy = nvidiaSMIBusy("nvidia-smi", 200)
 			}
-			rows := trainer.Bench(bc, stderr)
+			rows := trainer.Bench(c.Context, bc, stderr)
 			// The table holds the backends that ran; the failures make the
 			// error (stderr, non-zero exit).
 			var ok []trainer.BenchRow
