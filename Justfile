@@ -57,7 +57,7 @@ eval-baseline *kicks="0 10":
 test: setup deps-check
     go vet ./...
     go test -count=1 -timeout 40m ./...
-    go test -count=1 -race ./lazymask
+    go test -count=1 -race ./lazymask ./trainer
     go test -count=1 -tags parity ./models ./internal/paritytest
     go build -tags xla -o /dev/null ./cmd/lmask-train
     bash scripts/interop-summary.sh

@@ -69,6 +69,9 @@ func (t *Trainer) pickLabels(n int) {
 func labelSteps(l *datasets.Labels, idx, aug []int, look lazymask.Lookahead, budget int) ([]*lazymask.Instance, [][]lazymask.StepRecord) {
 	insts := make([]*lazymask.Instance, len(idx))
 	steps := make([][]lazymask.StepRecord, len(idx))
+	for _, i := range idx {
+		l.Insts[i].Matrix() // cached before the workers share a label picked twice
+	}
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), len(idx))
 	for w := 0; w < workers; w++ {
@@ -90,6 +93,47 @@ func labelSteps(l *datasets.Labels, idx, aug []int, look lazymask.Lookahead, bud
 	return insts, steps
 }
 
+// labelBatch is one step's picked labels, replayed (labelSteps).
+type labelBatch struct {
+	done  int // the step count it was picked for
+	idx   []int
+	insts []*lazymask.Instance
+	steps [][]lazymask.StepRecord
+	ready chan struct{} // closed once the fields are set
+}
+
+// labelBatch returns the labels of the step after done completed steps:
+// the prefetched batch when it is that step's, else replayed now. The
+// picks depend on the step count alone, so both give the same batch.
+func (t *Trainer) labelBatch(done int) *labelBatch {
+	b := t.next
+	t.next = nil
+	if b != nil {
+		<-b.ready // also a stale one: its replays share label instances
+	}
+	if b == nil || b.done != done {
+		b = t.startLabels(done)
+		<-b.ready
+	}
+	return b
+}
+
+// startLabels picks and replays the labels of the step after done
+// completed steps on other goroutines; the batch is ready when b.ready is
+// closed. The goroutines read only what is captured here.
+func (t *Trainer) startLabels(done int) *labelBatch {
+	b := &labelBatch{done: done, ready: make(chan struct{})}
+	picker, labels, count := t.picker, t.labels, t.cfg.ImitateBatch
+	look, budget := t.cfg.LookaheadKind(), t.cfg.ValBudget
+	go func() {
+		var aug []int
+		b.idx, aug = picker.pick(done, count)
+		b.insts, b.steps = labelSteps(labels, b.idx, aug, look, budget)
+		close(b.ready)
+	}()
+	return b
+}
+
 // imitateStep runs one imitation update: ImitateBatch label tours, each
 // under a random dihedral transform, replayed teacher-forced under the
 // LazyMask masks; the loss is their mean negative log-likelihood (the
@@ -99,8 +143,8 @@ func labelSteps(l *datasets.Labels, idx, aug []int, look lazymask.Lookahead, bud
 func (t *Trainer) imitateStep() (Record, error) {
 	cfg := &t.cfg
 	start := time.Now()
-	idx, aug := t.picker.pick(t.done, cfg.ImitateBatch)
-	insts, steps := labelSteps(t.labels, idx, aug, cfg.LookaheadKind(), cfg.ValBudget)
+	b := t.labelBatch(t.done)
+	idx, insts, steps := b.idx, b.insts, b.steps
 	trajs := make([]lazymask.Trajectory, len(insts))
 	used := 0
 	var cost float64
@@ -147,6 +191,7 @@ func (t *Trainer) imitateStep() (Record, error) {
 		}
 	}
 	prep := time.Since(start)
+	t.next = t.startLabels(t.done + 1) // replayed on the host while the device updates
 	lr := cfg.LRAt(t.done)
 	res, err := t.update(lr)
 	if err != nil {

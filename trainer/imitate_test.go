@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -250,6 +251,38 @@ func TestImitate_StepRecord(t *testing.T) {
 	}
 	if strings.Contains(card, "entropy λ") || strings.Contains(card, "| rollouts |") {
 		t.Errorf("the card of a pure imitation run names rollouts or an entropy term:\n%s", card)
+	}
+}
+
+// TestImitate_PrefetchedLabels: each imitation step leaves the next step's
+// labels replaying beside its update, and the next step takes them; they
+// are the batch the step would replay itself.
+func TestImitate_PrefetchedLabels(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "labels")
+	tinyLabels(t, dir, 24, 0)
+	cfg := imitateConfig(t, dir, 3)
+	tr, err := New(cfg, Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for step := 1; step <= 2; step++ {
+		if _, err := tr.TrainStep(); err != nil {
+			t.Fatal(err)
+		}
+		next := tr.next
+		if next == nil || next.done != step {
+			t.Fatalf("after step %d: prefetched batch %+v, want the one for %d completed steps", step, next, step)
+		}
+		<-next.ready
+		fresh := tr.startLabels(step)
+		<-fresh.ready
+		if !slices.Equal(next.idx, fresh.idx) || !reflect.DeepEqual(next.steps, fresh.steps) {
+			t.Fatalf("step %d: the prefetched labels differ from a fresh replay", step+1)
+		}
+		if got := tr.labelBatch(step); got != next || tr.next != nil {
+			t.Fatalf("step %d did not take the prefetched batch", step+1)
+		}
+		tr.next = next // hand it back for the step itself
 	}
 }
 

@@ -103,6 +103,7 @@ type Trainer struct {
 	log    *MetricsLog
 	labels *datasets.Labels
 	picker *labelPicker
+	next   *labelBatch // the next imitation step's labels, being replayed
 
 	pcg     *rand.PCG
 	rng     *rand.Rand
