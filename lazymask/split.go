@@ -14,9 +14,9 @@ import (
 // its device calls this double-buffers the host and the device. Streams
 // stay keyed to the whole decode's trajectory indices, so the trajectories
 // are Decode's whenever each row's scores do not depend on the other rows
-// of its batch. The policies must be distinct values (the same pointer
-// twice is refused); the result lists all trajectories in Decode's order
-// (Inst indexes insts).
+// of its batch. The policies must be distinct (the same pointer, or an
+// equal comparable value, twice is refused); the result lists all
+// trajectories in Decode's order (Inst indexes insts).
 func (dc *Decoder) DecodeSplit(ps []Policy, insts []*Instance, perInst int, cfg Config) ([]Trajectory, error) {
 	if len(ps) == 0 {
 		return nil, errors.New("decode split: no policies")
@@ -25,7 +25,7 @@ func (dc *Decoder) DecodeSplit(ps []Policy, insts []*Instance, perInst int, cfg 
 		return nil, errors.New("decode: no instances")
 	}
 	for g, p := range ps[:min(len(ps), len(insts))] {
-		if p == nil {
+		if v := reflect.ValueOf(p); p == nil || v.Kind() == reflect.Pointer && v.IsNil() {
 			return nil, fmt.Errorf("decode split: policy %d is nil", g)
 		}
 		for h, q := range ps[:g] {

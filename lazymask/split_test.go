@@ -140,6 +140,7 @@ func TestDecodeSplit_Errors(t *testing.T) {
 	}{
 		{nil, insts[:2], 1, Config{}, "no policies"},
 		{[]Policy{&RandomL{}, nil}, insts[:2], 1, Config{}, "policy 1 is nil"},
+		{[]Policy{(*RandomL)(nil), &RandomL{}}, insts[:2], 1, Config{}, "policy 0 is nil"},
 		{[]Policy{two[0], &RandomL{}, two[0]}, insts[:3], 1, Config{}, "policies 0 and 2 are the same value"},
 		{two, []*Instance{nil, insts[0]}, 1, Config{}, "instance 0 is nil"},
 		{two, nil, 1, Config{}, "no instances"},

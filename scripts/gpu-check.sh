@@ -38,12 +38,12 @@ probe() {
     free -g 2>/dev/null | head -2
     echo "== nvidia-smi"
     if command -v nvidia-smi >/dev/null; then
-      timeout 30 nvidia-smi 2>&1
-      timeout 30 nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv 2>&1
+      timeout -k 10 30 nvidia-smi 2>&1
+      timeout -k 10 30 nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv 2>&1
     else echo "nvidia-smi not found"; fi
     echo "== python3 and its onnxruntime"
     if command -v python3 >/dev/null; then
-      timeout 120 python3 - <<'PY' 2>&1
+      timeout -k 10 120 python3 - <<'PY' 2>&1
 import os, site, sys
 print("python", sys.version.split()[0], sys.executable)
 sp = [p for p in site.getsitepackages() + [site.getusersitepackages()] if os.path.isdir(p)]
@@ -70,7 +70,7 @@ PY
     else echo "python3 not found"; fi
   } >"$e" 2>&1
   SITE=$(sed -n 's/^SITE=//p' "$e"); ORT_VERSION=$(sed -n 's/^ORT_VERSION=//p' "$e"); ORT_CAPI=$(sed -n 's/^ORT_CAPI=//p' "$e")
-  GPU_NAME=$(timeout 20 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+  GPU_NAME=$(timeout -k 10 20 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
   note "probe: onnxruntime ${ORT_VERSION:-none} in Python (providers: $(sed -n 's/^ORT_PROVIDERS=//p' "$e")), GPU: ${GPU_NAME:-none (nvidia-smi found nothing)}"
 }
 
@@ -269,7 +269,7 @@ if [ "${GPU_CHECK_XLA:-1}" = 1 ] && have bin/lmask-train && (($(elapsed) < BUDGE
     bench 2 8 512 0
     bench 2 1 512 0
     bench 1 1 64 0
-    true # the later runs' failures are in the table; only the first run's fails the section
+    true # a later run's failure is an rc line in the table (its text in runs.log); only the first run's fails the section
   ); then
     xla_line=$'\n\n```\n'$(cat "$W/xla-bench.txt")$'\n```'; cat "$W/xla-bench.txt" >>"$RL"
   else

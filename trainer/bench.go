@@ -67,8 +67,10 @@ type BenchRow struct {
 	// timed REINFORCE and imitation iterations from BenchConfig.Busy; −1
 	// when not measured.
 	Busy, ImitateBusy float64
-	// Err is set when the backend could not run.
-	Err error
+	// Err is set when the backend could not run; ImitateErr when only the
+	// imitation part failed (or was interrupted), the REINFORCE figures
+	// standing.
+	Err, ImitateErr error
 }
 
 // BusyProbe starts measuring the accelerator's busy share; the returned
@@ -107,7 +109,8 @@ const benchWarmup = 2
 // Bench measures training iterations per backend: benchWarmup untimed
 // iterations (graph compilation, memory pools), then Steps timed ones, plus
 // a MatMul peak. A cancelled ctx ends it between iterations: the running
-// backend's row and those not reached carry ctx's error.
+// backend's row (or its ImitateErr) and those not reached carry ctx's
+// error.
 func Bench(ctx context.Context, bc BenchConfig, log io.Writer) []BenchRow {
 	if log == nil {
 		log = io.Discard
@@ -122,7 +125,7 @@ func Bench(ctx context.Context, bc BenchConfig, log io.Writer) []BenchRow {
 			row.Err = benchBackend(ctx, bc, be, &row, log)
 		}
 		if row.Err == nil && bc.ImitateBatch > 0 {
-			row.Err = benchImitation(ctx, bc, be, &row, log)
+			row.ImitateErr = benchImitation(ctx, bc, be, &row, log)
 		}
 		rows = append(rows, row)
 	}
@@ -132,7 +135,7 @@ func Bench(ctx context.Context, bc BenchConfig, log io.Writer) []BenchRow {
 // benchStep runs one iteration unless ctx is done.
 func benchStep(ctx context.Context, tr *Trainer) (Record, error) {
 	if err := ctx.Err(); err != nil {
-		return Record{}, fmt.Errorf("interrupted at step %d: %w", tr.Step()+1, err)
+		return Record{}, fmt.Errorf("interrupted after %d iterations (warm-up included): %w", tr.Step(), err)
 	}
 	return tr.TrainStep()
 }

@@ -91,4 +91,21 @@ func TestBench_Cancelled(t *testing.T) {
 			t.Errorf("row %s: err %v, want context.Canceled", r.Backend, r.Err)
 		}
 	}
+
+	// Cancelled when the timed iterations start (the probe's start): the
+	// row stops after the warm-up, and the probe is stopped.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	stopped := 0
+	probe := func() (func() (float64, error), error) {
+		cancel()
+		return func() (float64, error) { stopped++; return 0.5, nil }, nil
+	}
+	rows = Bench(ctx, BenchConfig{Config: cfg, Backends: []string{cfg.Backend}, Steps: 3, Busy: probe, Dir: t.TempDir()}, nil)
+	if err := rows[0].Err; !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 2 iterations") {
+		t.Errorf("interrupted in the timed loop: err %v", err)
+	}
+	if stopped != 1 {
+		t.Errorf("probe stopped %d times, want 1", stopped)
+	}
 }

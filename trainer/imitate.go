@@ -19,6 +19,7 @@ const augStream = 0x6c6d61736b2d6175 // "lmask-au"
 // of a step follow from the step number alone and a resumed run over the
 // same set draws what the run it continues would have.
 type labelPicker struct {
+	mu    sync.Mutex // pick runs on the prefetch goroutine too
 	n     int
 	seed  uint64
 	base  int
@@ -38,6 +39,8 @@ func (p *labelPicker) at(pos int64) int {
 // pick returns count label indices for the step that follows done steps
 // of count labels each, and a dihedral transform for each.
 func (p *labelPicker) pick(done, count int) (idx, aug []int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	idx, aug = make([]int, count), make([]int, count)
 	r := rand.New(rand.NewPCG(p.seed^uint64(done), augStream))
 	for i := range idx {
@@ -69,9 +72,6 @@ func (t *Trainer) pickLabels(n int) {
 func labelSteps(l *datasets.Labels, idx, aug []int, look lazymask.Lookahead, budget int) ([]*lazymask.Instance, [][]lazymask.StepRecord) {
 	insts := make([]*lazymask.Instance, len(idx))
 	steps := make([][]lazymask.StepRecord, len(idx))
-	for _, i := range idx {
-		l.Insts[i].Matrix() // cached before the workers share a label picked twice
-	}
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), len(idx))
 	for w := 0; w < workers; w++ {
@@ -79,7 +79,11 @@ func labelSteps(l *datasets.Labels, idx, aug []int, look lazymask.Lookahead, bud
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(idx); i += workers {
-				insts[i] = lazymask.Augment(l.Insts[idx[i]], aug[i])
+				// A copy per pick: its matrix is built on the copy, so a label
+				// picked twice is not written by two workers, and the label
+				// set does not keep an N×N matrix per label for the run.
+				c := *l.Insts[idx[i]]
+				insts[i] = lazymask.Augment(&c, aug[i])
 				s, err := lazymask.ReplayTour(insts[i], l.Tours[idx[i]], look, budget, lazymask.Test)
 				if err == nil {
 					// A prefix completion teaches only the steps after the
@@ -191,7 +195,9 @@ func (t *Trainer) imitateStep() (Record, error) {
 		}
 	}
 	prep := time.Since(start)
-	t.next = t.startLabels(t.done + 1) // replayed on the host while the device updates
+	if next := t.done + 1; next < cfg.Steps && (t.opt.StopAt <= 0 || next < t.opt.StopAt) {
+		t.next = t.startLabels(next) // replayed on the host while the device updates
+	}
 	lr := cfg.LRAt(t.done)
 	res, err := t.update(lr)
 	if err != nil {

@@ -279,10 +279,27 @@ func TestImitate_PrefetchedLabels(t *testing.T) {
 		if !slices.Equal(next.idx, fresh.idx) || !reflect.DeepEqual(next.steps, fresh.steps) {
 			t.Fatalf("step %d: the prefetched labels differ from a fresh replay", step+1)
 		}
+		for i, in := range next.insts {
+			if !slices.Equal(in.X, fresh.insts[i].X) || !slices.Equal(in.Y, fresh.insts[i].Y) {
+				t.Fatalf("step %d, label %d: the prefetched transform differs from a fresh replay's", step+1, i)
+			}
+		}
 		if got := tr.labelBatch(step); got != next || tr.next != nil {
 			t.Fatalf("step %d did not take the prefetched batch", step+1)
 		}
 		tr.next = next // hand it back for the step itself
+	}
+	if _, err := tr.TrainStep(); err != nil {
+		t.Fatal(err)
+	}
+	if tr.next != nil {
+		t.Fatal("the last step prefetched labels for a step that never runs")
+	}
+	for _, in := range tr.labels.Insts {
+		// The cache is unexported; reflection reads its length.
+		if in.Dist == nil && reflect.ValueOf(in).Elem().FieldByName("dist").Len() > 0 {
+			t.Fatal("a label keeps the travel-time matrix its replays built")
+		}
 	}
 }
 

@@ -61,15 +61,23 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			}
 			rows := trainer.Bench(c.Context, bc, stderr)
 			// The table holds the backends that ran; the failures make the
-			// error (stderr, non-zero exit).
+			// error (non-zero exit), each also written to stderr, where an
+			// interrupt would otherwise show as "interrupted" alone.
 			var ok []trainer.BenchRow
 			var errs []error
+			fail := func(err error) {
+				errs = append(errs, err)
+				fmt.Fprintf(stderr, "bench: %v\n", err)
+			}
 			for _, r := range rows {
 				if r.Err != nil {
-					errs = append(errs, fmt.Errorf("--backends %s: %w", r.Backend, r.Err))
-				} else {
-					ok = append(ok, r)
+					fail(fmt.Errorf("--backends %s: %w", r.Backend, r.Err))
+					continue
 				}
+				if r.ImitateErr != nil {
+					fail(fmt.Errorf("--backends %s: imitation: %w", r.Backend, r.ImitateErr))
+				}
+				ok = append(ok, r)
 			}
 			if len(ok) > 0 {
 				trainer.WriteBenchTable(stdout, cfg, ok)

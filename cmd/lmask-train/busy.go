@@ -8,7 +8,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
+	"syscall"
+	"time"
 
 	"github.com/lmask/lmask/trainer"
 )
@@ -23,6 +24,9 @@ func nvidiaSMIBusy(smi string, intervalMS int) trainer.BusyProbe {
 	}
 	return func() (func() (float64, error), error) {
 		cmd := exec.Command(path, "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits", "-i", "0", "-lms", strconv.Itoa(intervalMS))
+		// Its own process group, so stop also ends what a wrapper script
+		// started and nothing keeps the pipe open.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			return nil, err
@@ -31,14 +35,13 @@ func nvidiaSMIBusy(smi string, intervalMS int) trainer.BusyProbe {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		var (
-			wg       sync.WaitGroup
 			sum      float64
 			n        int
 			firstBad string
 		)
-		wg.Add(1)
+		read := make(chan struct{})
 		go func() {
-			defer wg.Done()
+			defer close(read)
 			sc := bufio.NewScanner(out)
 			for sc.Scan() {
 				line := strings.TrimSpace(sc.Text())
@@ -55,8 +58,12 @@ func nvidiaSMIBusy(smi string, intervalMS int) trainer.BusyProbe {
 			_, _ = io.Copy(io.Discard, out)
 		}()
 		return func() (float64, error) {
-			_ = cmd.Process.Kill()
-			wg.Wait()
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			select {
+			case <-read:
+			case <-time.After(5 * time.Second):
+				return 0, fmt.Errorf("%s: output still open 5 s after the kill", path)
+			}
 			_ = cmd.Wait()
 			if n == 0 {
 				if firstBad != "" {

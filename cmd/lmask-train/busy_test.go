@@ -68,6 +68,22 @@ func TestNvidiaSMIBusy(t *testing.T) {
 	if _, err := stop(); err == nil || !strings.Contains(err.Error(), `"[N/A]"`) {
 		t.Errorf("no numeric sample: err %v", err)
 	}
+	// A wrapper that samples in a child process (no exec): stop ends the
+	// child too instead of waiting for it forever.
+	dir := t.TempDir()
+	wrapper, marker := filepath.Join(dir, "nvidia-smi"), filepath.Join(dir, "sampling")
+	script := "#!/bin/sh\n( while true; do echo 50; touch " + marker + "; sleep 0.05; done )\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stop, err = nvidiaSMIBusy(wrapper, 200)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, marker)
+	if share, err := stop(); err != nil || share != 0.5 {
+		t.Errorf("wrapper: share %v, err %v; want 0.5", share, err)
+	}
 	if nvidiaSMIBusy(filepath.Join(t.TempDir(), "nvidia-smi"), 200) != nil {
 		t.Error("a probe for a missing nvidia-smi")
 	}
