@@ -367,36 +367,31 @@ func TestDecode_Streams(t *testing.T) {
 	}
 }
 
-// TestDecode_WorkersSameTrajectories: advancing the rows on several
-// goroutines gives the trajectories of one goroutine, sampled and greedy,
-// with backtracking, on both problems.
-func TestDecode_WorkersSameTrajectories(t *testing.T) {
-	r := newRand(31)
-	var tw, dl []*Instance
-	for i := 0; i < 24; i++ {
-		tw = append(tw, hardTSPTW(r, 20, 0.5))
-		dl = append(dl, smallTSPDL(r, 20))
-	}
+// sameTrajectories decodes every instance list under every config once
+// with one Decode and then with each variant (a fresh one per list and
+// config, called twice so the second call reuses its buffers), and fails
+// on any difference, or if no trajectory backtracked.
+func sameTrajectories(t *testing.T, lists [][]*Instance, perInst int, cfgs []Config, variants map[string]func() func([]*Instance, Config) ([]Trajectory, error)) {
+	t.Helper()
 	backtracked := 0
-	for _, insts := range [][]*Instance{tw, dl} {
-		for _, cfg := range []Config{{Budget: 30, Seed: 3, Record: true}, {Budget: 5, Greedy: true, Record: true},
-			{Budget: 10, Semantics: Train, Seed: 4, Record: true}} {
-			one, err := NewDecoder().Decode(&RandomL{}, insts, 8, cfg)
+	for _, insts := range lists {
+		for _, cfg := range cfgs {
+			one, err := NewDecoder().Decode(&RandomL{}, insts, perInst, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, tr := range one {
 				backtracked += tr.Backtracks
 			}
-			for _, workers := range []int{2, 3, 8} {
-				dc := &Decoder{Workers: workers}
-				for rep := 0; rep < 2; rep++ { // the second call reuses the buffers
-					got, err := dc.Decode(&RandomL{}, insts, 8, cfg)
+			for name, variant := range variants {
+				decode := variant()
+				for rep := 0; rep < 2; rep++ {
+					got, err := decode(insts, cfg)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if !reflect.DeepEqual(got, one) {
-						t.Fatalf("%v, %+v, %d workers (call %d): trajectories differ from one goroutine's", insts[0].Problem, cfg, workers, rep+1)
+						t.Fatalf("%v, %+v, %s (call %d): trajectories differ from one decode's", insts[0].Problem, cfg, name, rep+1)
 					}
 				}
 			}
@@ -405,4 +400,31 @@ func TestDecode_WorkersSameTrajectories(t *testing.T) {
 	if backtracked == 0 {
 		t.Fatal("no trajectory backtracked: the test does not cover backtracking")
 	}
+}
+
+// bothProblems returns count hard TSPTW and count TSPDL instances of 20
+// nodes drawn from seed.
+func bothProblems(seed uint64, count int) (tw, dl []*Instance) {
+	r := newRand(seed)
+	for i := 0; i < count; i++ {
+		tw = append(tw, hardTSPTW(r, 20, 0.5))
+		dl = append(dl, smallTSPDL(r, 20))
+	}
+	return tw, dl
+}
+
+// TestDecode_WorkersSameTrajectories: advancing the rows on several
+// goroutines gives the trajectories of one goroutine, sampled and greedy,
+// with backtracking, on both problems.
+func TestDecode_WorkersSameTrajectories(t *testing.T) {
+	tw, dl := bothProblems(31, 24)
+	variants := map[string]func() func([]*Instance, Config) ([]Trajectory, error){}
+	for _, workers := range []int{2, 3, 8} {
+		variants[fmt.Sprintf("%d workers", workers)] = func() func([]*Instance, Config) ([]Trajectory, error) {
+			dc := &Decoder{Workers: workers}
+			return func(insts []*Instance, cfg Config) ([]Trajectory, error) { return dc.Decode(&RandomL{}, insts, 8, cfg) }
+		}
+	}
+	sameTrajectories(t, [][]*Instance{tw, dl}, 8, []Config{{Budget: 30, Seed: 3, Record: true}, {Budget: 5, Greedy: true, Record: true},
+		{Budget: 10, Semantics: Train, Seed: 4, Record: true}}, variants)
 }

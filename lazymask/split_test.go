@@ -1,6 +1,7 @@
 package lazymask
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -13,49 +14,25 @@ import (
 // backtracking, with explicit streams), also when the buffers are reused
 // and when there are more policies than instances.
 func TestDecodeSplit_SameTrajectories(t *testing.T) {
-	r := newRand(37)
-	var tw, dl []*Instance
-	for i := 0; i < 13; i++ {
-		tw = append(tw, hardTSPTW(r, 20, 0.5))
-		dl = append(dl, smallTSPDL(r, 20))
-	}
+	tw, dl := bothProblems(37, 13)
 	tw[12], dl[12] = tw[0], dl[0] // one instance in two groups
 	streams := make([]uint64, 13*6)
 	for i := range streams {
 		streams[i] = uint64(1000 + 7*i)
 	}
-	backtracked := 0
-	for _, insts := range [][]*Instance{tw, dl} {
-		for _, cfg := range []Config{{Budget: 30, Seed: 3, Record: true}, {Budget: 5, Greedy: true, Record: true},
-			{Budget: 10, Semantics: Train, Seed: 4, Record: true}, {Budget: 30, Streams: streams}} {
-			one, err := NewDecoder().Decode(&RandomL{}, insts, 6, cfg)
-			if err != nil {
-				t.Fatal(err)
+	variants := map[string]func() func([]*Instance, Config) ([]Trajectory, error){}
+	for _, groups := range []int{2, 3, 13, 20} {
+		variants[fmt.Sprintf("%d groups", groups)] = func() func([]*Instance, Config) ([]Trajectory, error) {
+			dc := &Decoder{Workers: 2}
+			ps := make([]Policy, groups)
+			for i := range ps {
+				ps[i] = &RandomL{}
 			}
-			for _, tr := range one {
-				backtracked += tr.Backtracks
-			}
-			for _, groups := range []int{2, 3, 13, 20} {
-				dc := &Decoder{Workers: 2}
-				ps := make([]Policy, groups)
-				for i := range ps {
-					ps[i] = &RandomL{}
-				}
-				for rep := 0; rep < 2; rep++ {
-					got, err := dc.DecodeSplit(ps, insts, 6, cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !reflect.DeepEqual(got, one) {
-						t.Fatalf("%v, %+v, %d groups (call %d): trajectories differ from one decode's", insts[0].Problem, cfg, groups, rep+1)
-					}
-				}
-			}
+			return func(insts []*Instance, cfg Config) ([]Trajectory, error) { return dc.DecodeSplit(ps, insts, 6, cfg) }
 		}
 	}
-	if backtracked == 0 {
-		t.Fatal("no trajectory backtracked: the test does not cover backtracking")
-	}
+	sameTrajectories(t, [][]*Instance{tw, dl}, 6, []Config{{Budget: 30, Seed: 3, Record: true}, {Budget: 5, Greedy: true, Record: true},
+		{Budget: 10, Semantics: Train, Seed: 4, Record: true}, {Budget: 30, Streams: streams}}, variants)
 }
 
 // TestDecodeSplit_SharedInstance: fresh instances listed in two groups (as
