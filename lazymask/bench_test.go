@@ -133,3 +133,38 @@ func BenchmarkRandomLHard50(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRolloutHost is the host's share of one REINFORCE rollout at the
+// paper's training size (64 hard TSPTW-50 instances × 50 samples, TSL,
+// budget 15, train semantics, steps recorded) with a policy that costs
+// nothing: what one core must do per instance however fast the device is.
+// With Uniform scores the trajectories are random walks, so the budget is
+// spent more often than under a trained network. Reported per instance and
+// as instances/s for 1 core.
+func BenchmarkRolloutHost(b *testing.B) {
+	r := newRand(7)
+	insts := make([]*Instance, 64)
+	for i := range insts {
+		insts[i] = hardTSPTW(r, 50, 1)
+	}
+	for _, policy := range []struct {
+		name string
+		p    Policy
+	}{{"uniform", Uniform{}}, {"random-l", &RandomL{}}} {
+		b.Run(policy.name, func(b *testing.B) {
+			dc := NewDecoder()
+			cfg := Config{Budget: 15, Semantics: Train, Seed: 1, Record: true}
+			runs := 0
+			start := time.Now()
+			for b.Loop() {
+				if _, err := dc.Decode(policy.p, insts, 50, cfg); err != nil {
+					b.Fatal(err)
+				}
+				runs++
+			}
+			perInst := time.Since(start).Seconds() / float64(runs*len(insts))
+			b.ReportMetric(1e3*perInst, "ms/inst")
+			b.ReportMetric(1/perInst, "inst/s/core")
+		})
+	}
+}
