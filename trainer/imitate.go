@@ -113,7 +113,7 @@ func (t *Trainer) labelBatch(done int) *labelBatch {
 	b := t.next
 	t.next = nil
 	if b != nil {
-		<-b.ready // also a stale one: its replays share label instances
+		<-b.ready // a stale one too: no replay outlives the step that took its place
 	}
 	if b == nil || b.done != done {
 		b = t.startLabels(done)
