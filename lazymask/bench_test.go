@@ -154,15 +154,12 @@ func BenchmarkRolloutHost(b *testing.B) {
 		b.Run(policy.name, func(b *testing.B) {
 			dc := NewDecoder()
 			cfg := Config{Budget: 15, Semantics: Train, Seed: 1, Record: true}
-			runs := 0
-			start := time.Now()
 			for b.Loop() {
 				if _, err := dc.Decode(policy.p, insts, 50, cfg); err != nil {
 					b.Fatal(err)
 				}
-				runs++
 			}
-			perInst := time.Since(start).Seconds() / float64(runs*len(insts))
+			perInst := b.Elapsed().Seconds() / float64(b.N*len(insts))
 			b.ReportMetric(1e3*perInst, "ms/inst")
 			b.ReportMetric(1/perInst, "inst/s/core")
 		})

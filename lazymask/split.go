@@ -29,7 +29,7 @@ func (dc *Decoder) DecodeSplit(ps []Policy, insts []*Instance, perInst int, cfg 
 			return nil, fmt.Errorf("decode split: policy %d is nil", g)
 		}
 		for h, q := range ps[:g] {
-			if reflect.TypeOf(p).Comparable() && reflect.TypeOf(q) == reflect.TypeOf(p) && p == q {
+			if reflect.TypeOf(p).Comparable() && p == q { // another dynamic type compares unequal
 				return nil, fmt.Errorf("decode split: policies %d and %d are the same value; each group needs its own", h, g)
 			}
 		}

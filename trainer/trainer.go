@@ -93,7 +93,7 @@ type Trainer struct {
 	opt    Options
 	model  *models.Model
 	policy lazymask.Policy
-	// pipes holds Options.Pipelines policies (policy first) when > 1.
+	// pipes holds max(1, Options.Pipelines) policies, policy first.
 	pipes  []lazymask.Policy
 	step   *stepGraph
 	dec    *lazymask.Decoder
@@ -212,11 +212,9 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 	}
 	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: &lazymask.Decoder{Workers: opt.HostWorkers},
 		rb: NewReplayBatch(cfg.replayBatch(), cfg.replaySamples(), cfg.Size), val: val, labels: labels}
-	if opt.Pipelines > 1 {
-		t.pipes = []lazymask.Policy{t.policy}
-		for len(t.pipes) < opt.Pipelines {
-			t.pipes = append(t.pipes, m.Policy())
-		}
+	t.pipes = []lazymask.Policy{t.policy}
+	for len(t.pipes) < opt.Pipelines {
+		t.pipes = append(t.pipes, m.Policy())
 	}
 	switch {
 	case cfg.DaggerFailed:
@@ -496,12 +494,10 @@ func (t *Trainer) rollout(rb *ReplayBatch) (rollouts, error) {
 }
 
 // decode decodes insts with the current network, split into
-// Options.Pipelines groups when that is > 1.
+// Options.Pipelines groups when that is > 1 (DecodeSplit runs one policy
+// as a plain Decode).
 func (t *Trainer) decode(insts []*lazymask.Instance, perInst int, cfg lazymask.Config) ([]lazymask.Trajectory, error) {
-	if len(t.pipes) > 1 {
-		return t.dec.DecodeSplit(t.pipes, insts, perInst, cfg)
-	}
-	return t.dec.Decode(t.policy, insts, perInst, cfg)
+	return t.dec.DecodeSplit(t.pipes, insts, perInst, cfg)
 }
 
 // guideShare is the share of instances with a guide tour (0 without
