@@ -74,10 +74,10 @@ func Open(dir string, opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("open model %s: %s disagrees with %s: %w", dir, filepath.Base(p), features.ConfigFile, err)
 		}
 	}
-	if err := checkIO(encPath, []string{features.InNodeFeat}, features.EncoderOutputs, cfg.DModel); err != nil {
+	if err := checkIO(encPath, []string{features.InNodeFeat}, features.EncoderOutputs, cfg.DModel, 0); err != nil {
 		return nil, fmt.Errorf("open model %s: %w", dir, err)
 	}
-	if err := checkIO(decPath, features.DecoderInputs, []string{features.OutLogProbs}, cfg.DModel); err != nil {
+	if err := checkIO(decPath, cfg.DecoderInputs(), []string{features.OutLogProbs}, cfg.DModel, cfg.CandWidth()); err != nil {
 		return nil, fmt.Errorf("open model %s: %w", dir, err)
 	}
 	e := &Engine{dir: dir, cfg: cfg, opts: opts}
@@ -90,7 +90,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", encPath, err)
 	}
-	e.decoder, err = ort.NewDynamicAdvancedSession(decPath, features.DecoderInputs, []string{features.OutLogProbs}, so)
+	e.decoder, err = ort.NewDynamicAdvancedSession(decPath, cfg.DecoderInputs(), []string{features.OutLogProbs}, so)
 	if err != nil {
 		e.encoder.Destroy()
 		return nil, fmt.Errorf("open %s: %w", decPath, err)
@@ -237,6 +237,9 @@ func sameConfig(want, got features.Config) error {
 		{features.MetaLayers, want.Layers, got.Layers, want.Layers != got.Layers},
 		{features.MetaFFN, want.FFN, got.FFN, want.FFN != got.FFN},
 		{features.MetaRIE, want.RIE, got.RIE, want.RIE != got.RIE},
+		{features.MetaFormat, want.Format, got.Format, want.Format != got.Format},
+		{features.MetaReLD, want.ReLD, got.ReLD, want.ReLD != got.ReLD},
+		{features.MetaCand, want.Cand, got.Cand, want.Cand != got.Cand},
 	} {
 		if f.differ {
 			return fmt.Errorf("%s: config.json has %v, the ONNX file has %v", f.name, f.w, f.g)
@@ -262,12 +265,13 @@ var contractIO = map[string]ioSpec{
 	features.InCurrent:     {ort.TensorElementDataTypeInt64, 1, false},
 	features.InStepFeat:    {ort.TensorElementDataTypeFloat, 2, false},
 	features.InMask:        {ort.TensorElementDataTypeBool, 2, false},
+	features.InCandFeat:    {ort.TensorElementDataTypeFloat, 3, false},
 	features.OutLogProbs:   {ort.TensorElementDataTypeFloat, 2, false},
 }
 
 // checkIO compares an ONNX file's inputs and outputs with the contract and
 // reports, on mismatch, what it expected and what it found.
-func checkIO(path string, wantIn, wantOut []string, d int) error {
+func checkIO(path string, wantIn, wantOut []string, d, candWidth int) error {
 	ins, outs, err := ort.GetInputOutputInfo(path)
 	if err != nil {
 		return fmt.Errorf("read inputs/outputs of %s: %w", path, err)
@@ -289,10 +293,13 @@ func checkIO(path string, wantIn, wantOut []string, d int) error {
 				return fmt.Errorf("%s: %q: expected last dimension d_model=%d, found %d", path, io.Name, d, last)
 			}
 		}
-		if io.Name == features.InNodeFeat || io.Name == features.InStepFeat {
+		if io.Name == features.InNodeFeat || io.Name == features.InStepFeat || io.Name == features.InCandFeat {
 			want := int64(features.NodeFeatures)
-			if io.Name == features.InStepFeat {
+			switch io.Name {
+			case features.InStepFeat:
 				want = features.StepFeatures
+			case features.InCandFeat:
+				want = int64(candWidth)
 			}
 			if last := io.Dimensions[spec.rank-1]; last > 0 && last != want {
 				return fmt.Errorf("%s: %q: expected last dimension %d, found %d", path, io.Name, want, last)

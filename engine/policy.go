@@ -50,10 +50,13 @@ type Policy struct {
 	cache    [4][]float32
 	cacheT   [4]*ort.Tensor[float32]
 	scales   []float64
+	insts    []*lazymask.Instance
+	sigmas   []float64 // features.CandScale of insts
 
 	rowInst, current []int64
 	stepFeat         []float32
-	inputs           [8]ort.Value
+	candFeat         []float32
+	inputs           [9]ort.Value
 	outputs          [1]ort.Value
 	encIn            [1]ort.Value
 	encOut           [4]ort.Value
@@ -92,9 +95,12 @@ func (p *Policy) Begin(insts []*lazymask.Instance) error {
 	p.n, p.b = n, b
 	p.nodeFeat = grow(p.nodeFeat, b*n*features.NodeFeatures)
 	p.scales = growF64(p.scales, b)
+	p.sigmas = growF64(p.sigmas, b)
+	p.insts = append(p.insts[:0], insts...)
 	for i, in := range insts {
 		features.NodeFeaturesInto(p.nodeFeat[i*n*features.NodeFeatures:], in)
 		p.scales[i] = features.StateScale(in)
+		p.sigmas[i] = features.CandScale(in)
 	}
 	for k := range p.cache {
 		p.cache[k] = grow(p.cache[k], b*n*d)
@@ -201,11 +207,21 @@ func (p *Policy) Scores(sb *lazymask.StepBatch, out []float32) error {
 		return fmt.Errorf("scores: %s: %w", features.InMask, err)
 	}
 	defer p.inputs[7].Destroy()
+	inputs := p.inputs[:8]
+	if k := p.e.cfg.CandWidth(); k > 0 {
+		p.candFeat = grow(p.candFeat, r*n*k)
+		features.BatchCandFeatures(p.candFeat, sb, p.insts, p.sigmas)
+		if p.inputs[8], err = ort.NewTensor(ort.NewShape(R, N, int64(k)), p.candFeat); err != nil {
+			return fmt.Errorf("scores: %s: %w", features.InCandFeat, err)
+		}
+		defer p.inputs[8].Destroy()
+		inputs = p.inputs[:9]
+	}
 	if p.outputs[0], err = ort.NewTensor(ort.NewShape(R, N), out[:r*n]); err != nil {
 		return fmt.Errorf("scores: %s: %w", features.OutLogProbs, err)
 	}
 	defer p.outputs[0].Destroy()
-	if err := p.e.decoder.Run(p.inputs[:], p.outputs[:]); err != nil {
+	if err := p.e.decoder.Run(inputs, p.outputs[:]); err != nil {
 		return fmt.Errorf("scores: decoder run (%d rows): %w", r, err)
 	}
 	p.Timing.Decoder += time.Since(start)

@@ -35,7 +35,7 @@ func newToyModel(problem lazymask.Problem, d int, seed uint64) *toyModel {
 		}
 		return s
 	}
-	cfg := features.Config{Format: features.FormatVersion, Problem: problem.String(), DModel: d, Heads: 1,
+	cfg := features.Config{Format: features.FormatPOMO, Problem: problem.String(), DModel: d, Heads: 1,
 		Layers: 0, FFN: 4, RIE: true, TrainSize: 10}
 	return &toyModel{cfg: cfg, w0: rnd(4 * d), w1: rnd(4 * d), w2: rnd(4 * d), w3: rnd(4 * d), ws: rnd(8 * d)}
 }

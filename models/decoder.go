@@ -32,25 +32,63 @@ func query(scope *model.Scope, cfg features.Config, hCur, stepFeat *Node) *Node 
 // per group X over the N nodes of that group's caches gk, gv, lk [X,N,d];
 // mask [X,M,N] is true where a node may be chosen. It applies masked
 // multi-head attention (the glimpse), project_out, the scaled pointer
-// logits, TanhClip·tanh, the mask and a log-softmax.
-func pointer(scope *model.Scope, cfg features.Config, q, gk, gv, lk, mask *Node) *Node {
+// logits, TanhClip·tanh, the mask and a log-softmax. Format 2 adds, where
+// the config asks: cand [X,M,N,K] candidate features through a ReLU layer
+// φ into the glimpse keys and values and the logit keys (keys), or as a
+// logit bias (bias), and the ReLD block g = g + q; g = g + FFN(g). The
+// feature terms are contracted with q and g first, so no [X,M,N,d] tensor
+// is formed.
+func pointer(scope *model.Scope, cfg features.Config, q, gk, gv, lk, mask, cand *Node) *Node {
 	g := q.Graph()
 	dims := q.Shape().Dimensions
 	x, m, d := dims[0], dims[1], dims[2]
 	n := gk.Shape().Dim(1)
 	h := cfg.Heads
 	dh := d / h
+	var phi *Node // [X,M,N,CandHidden]
+	keys := cfg.Cand == features.CandKeys || cfg.Cand == features.CandBoth
+	bias := cfg.Cand == features.CandBias || cfg.Cand == features.CandBoth
+	cs := scopeAt(scope, "dec/cand")
+	if cfg.CandWidth() > 0 {
+		w1 := param(cs, g, "w1", cfg.CandWidth(), features.CandHidden)
+		phi = addLast(Dot(cand, w1).General([]int{cand.Rank() - 1}, nil, []int{0}, nil), param(cs, g, "b1", features.CandHidden))
+		phi = Max(phi, ZerosLike(phi))
+	}
 	qh := Reshape(q, x, m, h, dh)
 	kh := Reshape(gk, x, n, h, dh)
 	vh := Reshape(gv, x, n, h, dh)
-	scores := MulScalar(Einsum("xmhc,xnhc->xhmn", qh, kh), 1/math.Sqrt(float64(dh)))
+	scores := Einsum("xmhc,xnhc->xhmn", qh, kh)
+	if keys {
+		wk := Reshape(param(cs, g, "gk", features.CandHidden, d), features.CandHidden, h, dh)
+		qk := Einsum("xmhc,khc->xmhk", qh, wk)
+		scores = Add(scores, Einsum("xmhk,xmnk->xhmn", qk, phi))
+	}
+	scores = MulScalar(scores, 1/math.Sqrt(float64(dh)))
 	maskH := BroadcastToDims(InsertAxes(mask, 1), x, h, m, n)
 	negative := Scalar(g, dtypes.Float32, MaskedLogit)
 	scores = Where(maskH, scores, BroadcastToDims(negative, x, h, m, n))
 	attn := Softmax(scores, -1)
-	glimpse := Reshape(Einsum("xhmn,xnhc->xmhc", attn, vh), x, m, d)
-	glimpse = linear(scopeAt(scope, "dec/project_out"), glimpse, d, false)
-	logits := MulScalar(Einsum("xmc,xnc->xmn", glimpse, lk), 1/math.Sqrt(float64(d)))
+	glimpse := Einsum("xhmn,xnhc->xmhc", attn, vh)
+	if keys {
+		wv := Reshape(param(cs, g, "gv", features.CandHidden, d), features.CandHidden, h, dh)
+		glimpse = Add(glimpse, Einsum("xmhk,khc->xmhc", Einsum("xhmn,xmnk->xmhk", attn, phi), wv))
+	}
+	glimpse = linear(scopeAt(scope, "dec/project_out"), Reshape(glimpse, x, m, d), d, false)
+	if cfg.ReLD {
+		glimpse = Add(glimpse, q)
+		glimpse = Add(glimpse, feedForward(scopeAt(scope, "dec/reld"), glimpse, cfg.FFN))
+	}
+	logits := Einsum("xmc,xnc->xmn", glimpse, lk)
+	if keys {
+		gl := Einsum("xmc,kc->xmk", glimpse, param(cs, g, "lk", features.CandHidden, d))
+		logits = Add(logits, Einsum("xmk,xmnk->xmn", gl, phi))
+	}
+	logits = MulScalar(logits, 1/math.Sqrt(float64(d)))
+	if bias {
+		bw := Reshape(param(cs, g, "bw", features.CandHidden, 1), features.CandHidden)
+		logits = Add(logits, Einsum("xmnk,k->xmn", phi, bw))
+		logits = Add(logits, ExpandLeftToRank(param(cs, g, "bb", 1), 3))
+	}
 	logits = MulScalar(Tanh(logits), features.TanhClip)
 	logits = Where(mask, logits, BroadcastToDims(negative, x, m, n))
 	return LogSoftmax(logits, -1)
@@ -59,15 +97,19 @@ func pointer(scope *model.Scope, cfg features.Config, q, gk, gv, lk, mask *Node)
 // DecoderStep computes one decoding step for R rows over encoder caches of
 // B instances: emb, glimpseK, glimpseV, logitK [B,N,d]; rowInstance and
 // current [R] int64; stepFeat [R,8] float32; mask [R,N] bool (true =
-// allowed). It returns log_probs [R,N]; masked entries are about −1e9.
-func DecoderStep(scope *model.Scope, cfg features.Config, emb, glimpseK, glimpseV, logitK, rowInstance, current, stepFeat, mask *Node) *Node {
+// allowed); cand [R,N,K] (nil without candidate features). It returns
+// log_probs [R,N]; masked entries are about −1e9.
+func DecoderStep(scope *model.Scope, cfg features.Config, emb, glimpseK, glimpseV, logitK, rowInstance, current, stepFeat, mask, cand *Node) *Node {
 	r := rowInstance.Shape().Dim(0)
 	n := emb.Shape().Dim(1)
 	inst := InsertAxes(rowInstance, -1)                                                // [R,1]
 	hCur := Gather(emb, Stack([]*Node{rowInstance, current}, -1))                      // [R,d]
 	q := query(scope, cfg, hCur, stepFeat)                                             // [R,d]
 	gk, gv, lk := Gather(glimpseK, inst), Gather(glimpseV, inst), Gather(logitK, inst) // [R,N,d]
-	logp := pointer(scope, cfg, InsertAxes(q, 1), gk, gv, lk, Reshape(mask, r, 1, n))
+	if cand != nil {
+		cand = InsertAxes(cand, 1)
+	}
+	logp := pointer(scope, cfg, InsertAxes(q, 1), gk, gv, lk, Reshape(mask, r, 1, n), cand)
 	return Reshape(logp, r, n)
 }
 
@@ -77,11 +119,12 @@ func DecoderStep(scope *model.Scope, cfg features.Config, emb, glimpseK, glimpse
 // [B,P,T] int64 (node the step starts from); stepFeat [B,P,T,8]; mask
 // [B,P,T,N] bool (the mask under which the step's node was drawn); chosen
 // [B,P,T] int64 (the drawn node); valid [B,P,T] float32 (1 for steps that
-// count, 0 for padding; used as a weight). It returns loglik [B,P] =
+// count, 0 for padding; used as a weight); cand [B,P,T,N,K] (nil without
+// candidate features). It returns loglik [B,P] =
 // Σ_t valid·log p(chosen) and entropy [B,P] = Σ_t valid·(−Σ_j p_j log p_j).
 // Steps with valid = 0 may carry any mask (even all false) and any indices
 // in range; they contribute exactly zero, also to the gradient.
-func ReplayLogLik(scope *model.Scope, cfg features.Config, nodeFeat, current, stepFeat, mask, chosen, valid *Node) (loglik, entropy *Node) {
+func ReplayLogLik(scope *model.Scope, cfg features.Config, nodeFeat, current, stepFeat, mask, chosen, valid, cand *Node) (loglik, entropy *Node) {
 	g := nodeFeat.Graph()
 	dims := current.Shape().Dimensions
 	b, p, t := dims[0], dims[1], dims[2]
@@ -98,7 +141,10 @@ func ReplayLogLik(scope *model.Scope, cfg features.Config, nodeFeat, current, st
 	counts := GreaterThan(validM, ZerosLike(validM)) // [B,M] bool
 	padded := BroadcastToDims(InsertAxes(LogicalNot(counts), -1), b, m, n)
 	effMask := LogicalOr(Reshape(mask, b, m, n), padded)
-	logp := pointer(scope, cfg, q, gk, gv, lk, effMask) // [B,M,N]
+	if cand != nil {
+		cand = Reshape(cand, b, m, n, cfg.CandWidth())
+	}
+	logp := pointer(scope, cfg, q, gk, gv, lk, effMask, cand) // [B,M,N]
 
 	mIdx := Iota(g, shapes.Make(dtypes.Int64, b, m), 1)
 	ch := Reshape(ConvertDType(chosen, dtypes.Int64), b, m)
@@ -117,15 +163,16 @@ func ReplayLogLik(scope *model.Scope, cfg features.Config, nodeFeat, current, st
 }
 
 // DecoderStepGrouped is DecoderStep with the rows grouped by instance:
-// current [B,M] int64, stepFeat [B,M,8] and mask [B,M,N] hold M rows of
-// each of the B instances, which avoids copying the caches per row. It
-// returns log_probs [B,M,N]; padding rows should carry an all-true mask.
-func DecoderStepGrouped(scope *model.Scope, cfg features.Config, emb, glimpseK, glimpseV, logitK, current, stepFeat, mask *Node) *Node {
+// current [B,M] int64, stepFeat [B,M,8], mask [B,M,N] and cand [B,M,N,K]
+// (nil without candidate features) hold M rows of each of the B
+// instances, which avoids copying the caches per row. It returns
+// log_probs [B,M,N]; padding rows should carry an all-true mask.
+func DecoderStepGrouped(scope *model.Scope, cfg features.Config, emb, glimpseK, glimpseV, logitK, current, stepFeat, mask, cand *Node) *Node {
 	g := emb.Graph()
 	dims := current.Shape().Dimensions
 	b, m := dims[0], dims[1]
 	bIdx := Iota(g, shapes.Make(dtypes.Int64, b, m), 0)
 	hCur := Gather(emb, Stack([]*Node{bIdx, ConvertDType(current, dtypes.Int64)}, -1)) // [B,M,d]
 	q := query(scope, cfg, hCur, stepFeat)
-	return pointer(scope, cfg, q, glimpseK, glimpseV, logitK, mask)
+	return pointer(scope, cfg, q, glimpseK, glimpseV, logitK, mask, cand)
 }

@@ -42,6 +42,9 @@ func queryWidth(cfg features.Config) int {
 // foldedFits reports whether the folded step is expected to be faster than
 // the direct grouped step for instances of n nodes: H·N² ≤ 3·N·d + d².
 func foldedFits(cfg features.Config, n int) bool {
+	if cfg.ReLD || cfg.CandWidth() > 0 {
+		return false // the folding covers format 1's decoder only
+	}
 	d := cfg.DModel
 	return cfg.Heads*n*n <= 3*n*d+d*d
 }

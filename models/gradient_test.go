@@ -42,7 +42,7 @@ func TestReplayGradientMatchesFiniteDifference(t *testing.T) {
 	}
 	var names []string
 	exec, err := model.NewExec(m.Backend(), m.Store(), func(scope *model.Scope, in []*Node) []*Node {
-		ll, ent := ReplayLogLik(scope, cfg, in[0], in[1], in[2], in[3], in[4], in[5])
+		ll, ent := ReplayLogLik(scope, cfg, in[0], in[1], in[2], in[3], in[4], in[5], nil)
 		loss := Add(ReduceAllSum(Mul(in[6], ll)), MulScalar(ReduceAllSum(ent), 0.1))
 		var vars []*Node
 		names = names[:0]

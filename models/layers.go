@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"strings"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -48,6 +49,9 @@ func param(scope *model.Scope, g *Graph, name string, dims ...int) *Node {
 		case "scale":
 			return Ones(g, shape)
 		case "offset":
+			return Zeros(g, shape)
+		}
+		if features.ZeroInit(strings.TrimPrefix(scope.Scope(), "/") + "/" + name) {
 			return Zeros(g, shape)
 		}
 		bound := 1 / math.Sqrt(float64(shape.Dimensions[0]))

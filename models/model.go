@@ -52,6 +52,15 @@ func (m *Model) GraphTime() time.Duration { return time.Duration(m.graphNanos.Lo
 // ResetGraphTime sets GraphTime back to zero.
 func (m *Model) ResetGraphTime() { m.graphNanos.Store(0) }
 
+// optional returns in[i], or nil where the graph has no input i (the
+// candidate features of a decoder that does not read them).
+func optional(in []*Node, i int) *Node {
+	if i < len(in) {
+		return in[i]
+	}
+	return nil
+}
+
 // New creates a model of config cfg on the backend named by backendSpec
 // (see NewBackend) with weights features.RandomWeights(cfg, seed).
 func New(cfg features.Config, backendSpec string, seed uint64) (*Model, error) {
@@ -74,19 +83,19 @@ func New(cfg features.Config, backendSpec string, seed uint64) (*Model, error) {
 		return nil, fmt.Errorf("build encoder: %w", err)
 	}
 	m.decExec, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
-		return []*Node{DecoderStep(scope, m.cfg, in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7])}
+		return []*Node{DecoderStep(scope, m.cfg, in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], optional(in, 8))}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build decoder: %w", err)
 	}
 	m.groupedExec, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
-		return []*Node{DecoderStepGrouped(scope, m.cfg, in[0], in[1], in[2], in[3], in[4], in[5], in[6])}
+		return []*Node{DecoderStepGrouped(scope, m.cfg, in[0], in[1], in[2], in[3], in[4], in[5], in[6], optional(in, 7))}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build grouped decoder: %w", err)
 	}
 	m.replayExec, err = model.NewExec(backend, m.store, func(scope *model.Scope, in []*Node) []*Node {
-		ll, ent := ReplayLogLik(scope, m.cfg, in[0], in[1], in[2], in[3], in[4], in[5])
+		ll, ent := ReplayLogLik(scope, m.cfg, in[0], in[1], in[2], in[3], in[4], in[5], optional(in, 6))
 		return []*Node{ll, ent}
 	})
 	if err != nil {
@@ -238,9 +247,14 @@ func (m *Model) Encode(nodeFeat []float32, b, n int) (*Encoded, error) {
 
 // DecodeStep runs one decoder step for R = len(current) rows over enc:
 // rowInstance and current [R], stepFeat [R,8], mask [R,N] (true =
-// allowed). It returns log_probs [R,N] row-major.
-func (m *Model) DecodeStep(enc *Encoded, rowInstance, current []int64, stepFeat []float32, mask []bool) ([]float32, error) {
+// allowed), cand [R,N,K] (nil for a decoder without candidate features).
+// It returns log_probs [R,N] row-major.
+func (m *Model) DecodeStep(enc *Encoded, rowInstance, current []int64, stepFeat []float32, mask []bool, cand []float32) ([]float32, error) {
 	r := len(current)
+	k := m.cfg.CandWidth()
+	if len(cand) != r*enc.N*k {
+		return nil, fmt.Errorf("decode step: cand_feat has %d values, want R·N·K = %d·%d·%d", len(cand), r, enc.N, k)
+	}
 	if r == 0 || len(rowInstance) != r || len(stepFeat) != r*features.StepFeatures || len(mask) != r*enc.N {
 		return nil, fmt.Errorf("decode step: R=%d rows need row_instance %d, step_feat %d and mask %d values; got %d, %d, %d",
 			r, r, r*features.StepFeatures, r*enc.N, len(rowInstance), len(stepFeat), len(mask))
@@ -256,6 +270,9 @@ func (m *Model) DecodeStep(enc *Encoded, rowInstance, current []int64, stepFeat 
 		stepFeat: tensors.FromFlatDataAndDimensions(append([]float32(nil), stepFeat...), r, features.StepFeatures),
 		mask:     tensors.FromFlatDataAndDimensions(append([]bool(nil), mask...), r, enc.N),
 	}
+	if k > 0 {
+		in.cand = tensors.FromFlatDataAndDimensions(append([]float32(nil), cand...), r, enc.N, k)
+	}
 	t, err := m.decodeTensors(enc, in)
 	if err != nil {
 		return nil, err
@@ -266,14 +283,18 @@ func (m *Model) DecodeStep(enc *Encoded, rowInstance, current []int64, stepFeat 
 
 // decodeInputs are the per-row decoder inputs as tensors.
 type decodeInputs struct {
-	rowInst, current, stepFeat, mask *tensors.Tensor
+	rowInst, current, stepFeat, mask, cand *tensors.Tensor
 }
 
 func (m *Model) decodeTensors(enc *Encoded, in decodeInputs) (*tensors.Tensor, error) {
 	if enc.out == nil {
 		return nil, fmt.Errorf("decode step: encoder outputs were released")
 	}
-	out, err := m.callExec(m.decExec, "decoder", enc.out[0], enc.out[1], enc.out[2], enc.out[3], in.rowInst, in.current, in.stepFeat, in.mask)
+	args := []any{enc.out[0], enc.out[1], enc.out[2], enc.out[3], in.rowInst, in.current, in.stepFeat, in.mask}
+	if in.cand != nil {
+		args = append(args, in.cand)
+	}
+	out, err := m.callExec(m.decExec, "decoder", args...)
 	if err != nil {
 		return nil, err
 	}

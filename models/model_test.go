@@ -23,7 +23,7 @@ func testBackend(t testing.TB) string {
 
 // smallConfig is a reduced model for fast tests.
 func smallConfig(problem string, rie bool) features.Config {
-	return features.Config{Format: features.FormatVersion, Problem: problem, DModel: 16, Heads: 4, Layers: 2, FFN: 32, RIE: rie}
+	return features.Config{Format: features.FormatPOMO, Problem: problem, DModel: 16, Heads: 4, Layers: 2, FFN: 32, RIE: rie}
 }
 
 func newTestModel(t testing.TB, cfg features.Config, seed uint64) *Model {
@@ -84,18 +84,50 @@ func maxAbsDiff(t *testing.T, what string, got, want []float32, tol float64) {
 	}
 }
 
+// decoderVariants lists format 1 and the format-2 decoders (ReLD and the
+// candidate-feature entries) for tests that cover every decoder.
+var decoderVariants = []struct {
+	name string
+	reld bool
+	cand string
+}{{"pomo", false, features.CandNone}, {"reld", true, features.CandNone}, {"bias", false, features.CandBias},
+	{"keys", false, features.CandKeys}, {"reld-both", true, features.CandBoth}}
+
+// randomCand draws candidate features for rows × n nodes of width k (zero
+// where the mask rules a node out, as the real features are).
+func randomCand(rng *rand.Rand, mask []bool, k int) []float32 {
+	f := make([]float32, len(mask)*k)
+	for i, ok := range mask {
+		if ok {
+			for j := 0; j < k; j++ {
+				f[i*k+j] = rng.Float32()*4 - 2
+			}
+		}
+	}
+	return f
+}
+
 // TestForwardMatchesReference compares the GoMLX encoder and decoder step
 // with the pure-Go reference on random weights, for both problems with and
-// without RIE.
+// without RIE, and for every format-2 decoder.
 func TestForwardMatchesReference(t *testing.T) {
-	for _, tc := range []struct {
-		problem string
-		rie     bool
-	}{{"tsptw", false}, {"tsptw", true}, {"tspdl", false}, {"tspdl", true}} {
-		t.Run(tc.problem+map[bool]string{false: "", true: "-rie"}[tc.rie], func(t *testing.T) {
-			cfg := smallConfig(tc.problem, tc.rie)
+	type tcase struct {
+		problem    string
+		rie, reld  bool
+		cand, name string
+	}
+	cases := []tcase{{"tsptw", false, false, "", "tsptw"}, {"tsptw", true, false, "", "tsptw-rie"},
+		{"tspdl", false, false, "", "tspdl"}, {"tspdl", true, false, "", "tspdl-rie"}}
+	for _, p := range []string{"tsptw", "tspdl"} {
+		for _, v := range decoderVariants[1:] {
+			cases = append(cases, tcase{p, true, v.reld, v.cand, p + "-" + v.name})
+		}
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := smallConfig(tc.problem, tc.rie).WithDecoder(tc.reld, tc.cand)
 			m := newTestModel(t, cfg, 1)
-			w := features.RandomWeights(cfg, 7)
+			w := features.DenseRandomWeights(cfg, 7)
 			if err := m.SetWeights(w); err != nil {
 				t.Fatal(err)
 			}
@@ -132,13 +164,15 @@ func TestForwardMatchesReference(t *testing.T) {
 				randomStepFeat(rng, stepFeat[i*8:(i+1)*8])
 				randomMask(rng, mask[i*n:(i+1)*n])
 			}
-			logp, err := m.DecodeStep(enc, rowInst, current, stepFeat, mask)
+			k := cfg.CandWidth()
+			cand := randomCand(rng, mask, k)
+			logp, err := m.DecodeStep(enc, rowInst, current, stepFeat, mask, cand)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := make([]float32, n)
 			for i := 0; i < r; i++ {
-				if err := features.DecodeStep(cfg, w, refs[rowInst[i]], int(current[i]), stepFeat[i*8:(i+1)*8], mask[i*n:(i+1)*n], want); err != nil {
+				if err := features.DecodeStep(cfg, w, refs[rowInst[i]], int(current[i]), stepFeat[i*8:(i+1)*8], mask[i*n:(i+1)*n], cand[i*n*k:(i+1)*n*k], want); err != nil {
 					t.Fatal(err)
 				}
 				got := logp[i*n : (i+1)*n]

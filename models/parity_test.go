@@ -36,7 +36,7 @@ func TestGoMLXMatchesONNXRuntime(t *testing.T) {
 		problem string
 		rie     bool
 	}{{"tsptw", true}, {"tspdl", false}} {
-		cfg := features.Config{Format: features.FormatVersion, Problem: tc.problem, DModel: 32, Heads: 4, Layers: 2, FFN: 64, RIE: tc.rie}
+		cfg := features.Config{Format: features.FormatPOMO, Problem: tc.problem, DModel: 32, Heads: 4, Layers: 2, FFN: 64, RIE: tc.rie}
 		backend := os.Getenv("LMASK_PARITY_BACKEND") // "go" or "onnx" (default)
 		m, err := models.New(cfg, backend, 17)
 		if err != nil {
@@ -77,7 +77,7 @@ func TestGoMLXMatchesONNXRuntime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		logp, err := m.DecodeStep(enc, rowInst, current, stepFeat, mask)
+		logp, err := m.DecodeStep(enc, rowInst, current, stepFeat, mask, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,6 +28,8 @@ type Policy struct {
 	n      int
 	b      int
 	scales []float64
+	insts  []*lazymask.Instance
+	sigmas []float64 // features.CandScale of insts
 	enc    *Encoded
 	// folded is set when enc holds the folded caches; direct disables
 	// folding (for comparisons).
@@ -79,6 +81,11 @@ func (p *Policy) Begin(insts []*lazymask.Instance) error {
 		p.nodeFeat = tensors.FromFlatDataAndDimensions(make([]float32, bp*n*features.NodeFeatures), bp, n, features.NodeFeatures)
 	}
 	p.scales = p.scales[:0]
+	p.insts = append(p.insts[:0], insts...)
+	p.sigmas = p.sigmas[:0]
+	for _, in := range insts {
+		p.sigmas = append(p.sigmas, features.CandScale(in))
+	}
 	err := tensors.MutableFlatData(p.nodeFeat, func(flat []float32) {
 		clear(flat)
 		for i, in := range insts {
@@ -127,14 +134,14 @@ func (p *Policy) Scores(b *lazymask.StepBatch, out []float32) error {
 // DecoderStepGrouped; for foldedStep current holds instance·N + node and
 // bias [B,M,N] replaces mask.
 type groupedInputs struct {
-	folded                        bool
-	n                             int
-	current, stepFeat, mask, bias *tensors.Tensor
+	folded                              bool
+	n                                   int
+	current, stepFeat, mask, bias, cand *tensors.Tensor
 }
 
 // release frees the tensors.
 func (in *groupedInputs) release() {
-	for _, t := range []*tensors.Tensor{in.current, in.stepFeat, in.mask, in.bias} {
+	for _, t := range []*tensors.Tensor{in.current, in.stepFeat, in.mask, in.bias, in.cand} {
 		if t != nil {
 			_ = t.FinalizeAll()
 		}
@@ -236,6 +243,9 @@ func (p *Policy) scoreChunk(b *lazymask.StepBatch, lo, hi int, out []float32) er
 		} else {
 			in.mask = tensors.FromFlatDataAndDimensions(make([]bool, bp*mp*n), bp, mp, n)
 		}
+		if k := p.m.cfg.CandWidth(); k > 0 {
+			in.cand = tensors.FromFlatDataAndDimensions(make([]float32, bp*mp*n*k), bp, mp, n, k)
+		}
 		p.rows[mp] = in
 	}
 	pos := func(i int) int { return b.Inst[lo+i]*mp + slot[i] }
@@ -256,13 +266,30 @@ func (p *Policy) scoreChunk(b *lazymask.StepBatch, lo, hi int, out []float32) er
 	}); err != nil {
 		return err
 	}
+	if in.cand != nil {
+		if err := tensors.MutableFlatData(in.cand, func(cf []float32) {
+			clear(cf)
+			k := p.m.cfg.CandWidth()
+			for i := 0; i < rows; i++ {
+				r, at := lo+i, pos(i)
+				inst := b.Inst[r]
+				features.CandFeaturesInto(cf[at*n*k:(at+1)*n*k], p.insts[inst], p.sigmas[inst], b.Current[r], b.State[r], b.Mask[r*n:(r+1)*n])
+			}
+		}); err != nil {
+			return err
+		}
+	}
 	e := p.enc.out
 	var res []*tensors.Tensor
 	var err error
 	if p.folded {
 		res, err = p.m.callExec(p.m.foldStepExec, "policy decoder", e[0], e[1], e[2], in.current, in.stepFeat, in.bias)
 	} else {
-		res, err = p.m.callExec(p.m.groupedExec, "policy decoder", e[0], e[1], e[2], e[3], in.current, in.stepFeat, in.mask)
+		args := []any{e[0], e[1], e[2], e[3], in.current, in.stepFeat, in.mask}
+		if in.cand != nil {
+			args = append(args, in.cand)
+		}
+		res, err = p.m.callExec(p.m.groupedExec, "policy decoder", args...)
 	}
 	if err != nil {
 		return fmt.Errorf("policy scores: %w", err)

@@ -19,6 +19,21 @@ type ReplayBatch struct {
 	Mask     []bool    // [B,P,T,N] true = node was allowed
 	Chosen   []int64   // [B,P,T] node drawn at the step
 	Valid    []float32 // [B,P,T] 1 = step counts, 0 = padding
+	// K and CandFeat: the candidate features [B,P,T,N,K] of a decoder that
+	// reads them (WithCand); K = 0 and no tensor otherwise.
+	K        int
+	CandFeat []float32
+}
+
+// WithCand gives the batch a zeroed candidate-feature buffer of width k
+// (features.Config.CandWidth; 0 leaves it without) and returns it.
+func (r *ReplayBatch) WithCand(k int) *ReplayBatch {
+	r.K = k
+	r.CandFeat = nil
+	if k > 0 {
+		r.CandFeat = make([]float32, r.B*r.P*r.T*r.N*k)
+	}
+	return r
 }
 
 // NewReplayBatch allocates a zeroed batch of the given sizes.
@@ -51,6 +66,7 @@ func (r *ReplayBatch) Validate() error {
 		{"mask", len(r.Mask), s * r.N},
 		{"chosen", len(r.Chosen), s},
 		{"valid", len(r.Valid), s},
+		{"cand_feat", len(r.CandFeat), s * r.N * r.K},
 	} {
 		if f.got != f.want {
 			return fmt.Errorf("replay batch: %s has %d values, want %d", f.name, f.got, f.want)
@@ -67,9 +83,10 @@ func (r *ReplayBatch) Validate() error {
 	return nil
 }
 
-// Tensors returns the six graph inputs of ReplayLogLik in order.
+// Tensors returns the graph inputs of ReplayLogLik in order: six, and the
+// candidate features as a seventh where the batch has them.
 func (r *ReplayBatch) Tensors() []any {
-	return []any{
+	t := []any{
 		tensors.FromFlatDataAndDimensions(r.NodeFeat, r.B, r.N, features.NodeFeatures),
 		tensors.FromFlatDataAndDimensions(r.Current, r.B, r.P, r.T),
 		tensors.FromFlatDataAndDimensions(r.StepFeat, r.B, r.P, r.T, features.StepFeatures),
@@ -77,6 +94,19 @@ func (r *ReplayBatch) Tensors() []any {
 		tensors.FromFlatDataAndDimensions(r.Chosen, r.B, r.P, r.T),
 		tensors.FromFlatDataAndDimensions(r.Valid, r.B, r.P, r.T),
 	}
+	if r.K > 0 {
+		t = append(t, tensors.FromFlatDataAndDimensions(r.CandFeat, r.B, r.P, r.T, r.N, r.K))
+	}
+	return t
+}
+
+// ReplayInputs is the number of ReplayLogLik inputs for a model of config
+// c: six, seven with candidate features.
+func ReplayInputs(c features.Config) int {
+	if c.CandWidth() > 0 {
+		return 7
+	}
+	return 6
 }
 
 // Replay evaluates ReplayLogLik (no gradient) and returns loglik and
@@ -84,6 +114,9 @@ func (r *ReplayBatch) Tensors() []any {
 func (m *Model) Replay(r *ReplayBatch) (loglik, entropy []float32, err error) {
 	if err := r.Validate(); err != nil {
 		return nil, nil, err
+	}
+	if r.K != m.cfg.CandWidth() {
+		return nil, nil, fmt.Errorf("replay batch: %d candidate features, the model reads %d", r.K, m.cfg.CandWidth())
 	}
 	out, err := m.callExec(m.replayExec, "replay", r.Tensors()...)
 	if err != nil {

@@ -67,7 +67,7 @@ func TestReplayMatchesSteps(t *testing.T) {
 			copy(sf[i*8:], r.StepFeat[s*8:(s+1)*8])
 			copy(mask[i*n:], r.Mask[s*n:(s+1)*n])
 		}
-		logp, err := m.DecodeStep(enc, rowInst, cur, sf, mask)
+		logp, err := m.DecodeStep(enc, rowInst, cur, sf, mask, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func TestReplayGradient(t *testing.T) {
 	r := randomReplay(rng, 2, 3, 6, 8)
 	names := []string{}
 	exec, err := model.NewExec(m.Backend(), m.Store(), func(scope *model.Scope, in []*Node) []*Node {
-		ll, ent := ReplayLogLik(scope, cfg, in[0], in[1], in[2], in[3], in[4], in[5])
+		ll, ent := ReplayLogLik(scope, cfg, in[0], in[1], in[2], in[3], in[4], in[5], nil)
 		loss := Add(ReduceAllSum(ll), MulScalar(ReduceAllSum(ent), 0.1))
 		var vars []*Node
 		names = names[:0]

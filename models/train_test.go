@@ -20,7 +20,7 @@ func trainStepExec(t testing.TB, m *Model) *model.Exec {
 	opt := optimizer.Adam().LearningRate(1e-3).Done()
 	cfg := m.Config()
 	e, err := model.NewExec(m.Backend(), m.Store(), func(scope *model.Scope, in []*Node) []*Node {
-		ll, ent := ReplayLogLik(scope, cfg, in[0], in[1], in[2], in[3], in[4], in[5])
+		ll, ent := ReplayLogLik(scope, cfg, in[0], in[1], in[2], in[3], in[4], in[5], nil)
 		loss := Sub(Neg(ReduceAllMean(ll)), MulScalar(ReduceAllMean(ent), 0.01))
 		norm := MinimizeGraph(scope, opt, loss, 1.0)
 		return []*Node{loss, norm}

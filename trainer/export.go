@@ -111,6 +111,7 @@ func ModelCard(st State) []byte {
 		datasets.GeneratorVersion, c.Hardness, c.Size, c.Seed))
 	row("model sizes", fmt.Sprintf("layers %d, d_model %d, heads %d, ffn %d, rie %v, %d parameters",
 		mc.Layers, mc.DModel, mc.Heads, mc.FFN, mc.RIE, paramCount(mc)))
+	row("decoder", decoderText(mc))
 	row("steps", fmt.Sprintf("%d of %d", st.Step, c.Steps))
 	if c.Imitate != "" {
 		lab := fmt.Sprintf("label set %s (lmask-data label; its labels.json names the generator seed and the search), %d labels",
@@ -172,7 +173,7 @@ func ModelCard(st State) []byte {
 		row("gap", v.GapText())
 	}
 	b.WriteString("\n## Intended use\n\nInference with `lmask-infer` (encoder.onnx + decoder.onnx, contract format " +
-		fmt.Sprint(features.FormatVersion) + ") on instances of the same problem and a similar size and distribution.\n")
+		fmt.Sprint(mc.Format) + ") on instances of the same problem and a similar size and distribution.\n")
 	return b.Bytes()
 }
 
@@ -190,4 +191,19 @@ func labelSetNames(imitate string) string {
 		names = append(names, filepath.Base(filepath.Clean(d)))
 	}
 	return strings.Join(names, " + ")
+}
+
+// decoderText names a model's decoder for its card.
+func decoderText(mc features.Config) string {
+	s := "the paper's (POMO) decoder, model format 1"
+	if mc.ReLD {
+		s = "ReLD (glimpse residual and FFN)"
+	}
+	if mc.Cand != features.CandNone {
+		s += fmt.Sprintf(", %d per-candidate features entering as %s", mc.CandWidth(), mc.Cand)
+	}
+	if mc.Format != features.FormatPOMO {
+		s += fmt.Sprintf(", model format %d", mc.Format)
+	}
+	return s
 }

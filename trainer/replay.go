@@ -24,6 +24,13 @@ func NewReplayBatch(b, p, n int) *ReplayBatch {
 	return &ReplayBatch{ReplayBatch: models.NewReplayBatch(b, p, n-1, n), Advantage: make([]float32, b*p)}
 }
 
+// withCand gives the batch the candidate-feature buffer a model of config
+// mc reads (none for a decoder without them).
+func (rb *ReplayBatch) withCand(mc features.Config) *ReplayBatch {
+	rb.ReplayBatch.WithCand(mc.CandWidth())
+	return rb
+}
+
 // Fill packs the instances and their recorded trajectories (instance-major:
 // trajectory b·P+p is sample p of instance b, each with Steps recorded)
 // into the buffers. Steps beyond a trajectory's kept steps are padding
@@ -44,6 +51,7 @@ func (rb *ReplayBatch) Fill(insts []*lazymask.Instance, trajs []lazymask.Traject
 	}
 	clear(rb.Mask)
 	clear(rb.StepFeat)
+	clear(rb.CandFeat)
 	for i := range trajs {
 		tr := &trajs[i]
 		if tr.Inst != i/rb.P {
@@ -53,6 +61,7 @@ func (rb *ReplayBatch) Fill(insts []*lazymask.Instance, trajs []lazymask.Traject
 			return fmt.Errorf("replay batch: trajectory %d has %d steps, at most %d fit", i, len(tr.Steps), t)
 		}
 		scale := features.StateScale(insts[tr.Inst])
+		sigma := features.CandScale(insts[tr.Inst])
 		for k := 0; k < t; k++ {
 			row := i*t + k
 			if k >= len(tr.Steps) {
@@ -67,13 +76,16 @@ func (rb *ReplayBatch) Fill(insts []*lazymask.Instance, trajs []lazymask.Traject
 			features.StepFeaturesInto(rb.StepFeat[row*features.StepFeatures:(row+1)*features.StepFeatures],
 				s.State, scale, s.Refine, s.Budget)
 			copy(rb.Mask[row*n:(row+1)*n], s.Mask)
+			if k := rb.K; k > 0 {
+				features.CandFeaturesInto(rb.CandFeat[row*n*k:(row+1)*n*k], insts[tr.Inst], sigma, s.Current, s.State, s.Mask)
+			}
 		}
 	}
 	return nil
 }
 
 // Tensors returns the graph inputs in the order of the train-step
-// executable: the six replay inputs, then the advantages.
+// executable: the replay inputs (models.ReplayInputs), then the advantages.
 func (rb *ReplayBatch) Tensors() []any {
 	return append(rb.ReplayBatch.Tensors(), tensors.FromFlatDataAndDimensions(rb.Advantage, rb.B, rb.P))
 }

@@ -50,21 +50,22 @@ func newStepGraphWith(m *models.Model, cfg Config, opt optimizer.Interface) (*st
 	if cfg.Imitate != "" {
 		lambda = 0 // the label tours are the target; no entropy bonus on them
 	}
+	k := models.ReplayInputs(mc) + 1 // inputs per replay batch, advantages included
 	fn := func(scope *model.Scope, in []*Node) []*Node {
-		loss, ent, ll := replayLoss(scope, mc, in[:7])
+		loss, ent, ll := replayLoss(scope, mc, in[:k])
 		if lambda != 0 {
 			loss = Sub(loss, MulScalar(ent, lambda))
 		}
 		if cfg.Imitate != "" && cfg.Dagger > 0 {
 			// The label tours' mean NLL plus the weighted mean NLL of the
 			// expert's choices in the network's own states; no entropy.
-			dg, dgEnt, _ := replayLoss(scope, mc, in[7:14])
+			dg, dgEnt, _ := replayLoss(scope, mc, in[k:2*k])
 			loss, ent = Add(loss, MulScalar(dg, cfg.Dagger)), dgEnt
 		}
 		if cfg.Imitate != "" && cfg.RLWeight > 0 {
 			// The label tours' mean NLL plus the weighted REINFORCE loss of
 			// the rollouts, in one gradient; entropy is the rollouts'.
-			rl, rlEnt, _ := replayLoss(scope, mc, in[7:14])
+			rl, rlEnt, _ := replayLoss(scope, mc, in[k:2*k])
 			if cfg.Entropy != 0 {
 				rl = Sub(rl, MulScalar(rlEnt, cfg.Entropy))
 			}
@@ -81,10 +82,16 @@ func newStepGraphWith(m *models.Model, cfg Config, opt optimizer.Interface) (*st
 }
 
 // replayLoss returns −mean(A·loglik), the mean entropy and the mean
-// log-likelihood of one replay batch's seven inputs (ReplayBatch.Tensors).
+// log-likelihood of one replay batch's inputs (ReplayBatch.Tensors: the
+// replay's, the candidate features where the model reads them, then the
+// advantages).
 func replayLoss(scope *model.Scope, mc features.Config, in []*Node) (loss, meanEnt, meanLL *Node) {
-	nodeFeat, current, stepFeat, mask, chosen, valid, adv := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
-	ll, ent := models.ReplayLogLik(scope, mc, nodeFeat, current, stepFeat, mask, chosen, valid)
+	nodeFeat, current, stepFeat, mask, chosen, valid, adv := in[0], in[1], in[2], in[3], in[4], in[5], in[len(in)-1]
+	var cand *Node
+	if len(in) == 8 {
+		cand = in[6]
+	}
+	ll, ent := models.ReplayLogLik(scope, mc, nodeFeat, current, stepFeat, mask, chosen, valid, cand)
 	return Neg(ReduceAllMean(Mul(adv, ll))), ReduceAllMean(ent), ReduceAllMean(ll)
 }
 

@@ -211,16 +211,16 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: &lazymask.Decoder{Workers: opt.HostWorkers},
-		rb: NewReplayBatch(cfg.replayBatch(), cfg.replaySamples(), cfg.Size), val: val, labels: labels}
+		rb: NewReplayBatch(cfg.replayBatch(), cfg.replaySamples(), cfg.Size).withCand(m.Config()), val: val, labels: labels}
 	t.pipes = []lazymask.Policy{t.policy}
 	for len(t.pipes) < opt.Pipelines {
 		t.pipes = append(t.pipes, m.Policy())
 	}
 	switch {
 	case cfg.DaggerFailed:
-		t.rl = NewReplayBatch(cfg.Batch, 1, cfg.Size)
+		t.rl = NewReplayBatch(cfg.Batch, 1, cfg.Size).withCand(m.Config())
 	case cfg.secondBatch():
-		t.rl = NewReplayBatch(cfg.Batch, cfg.Samples, cfg.Size)
+		t.rl = NewReplayBatch(cfg.Batch, cfg.Samples, cfg.Size).withCand(m.Config())
 	}
 
 	t.pcg = rand.NewPCG(cfg.Seed, rngStream)

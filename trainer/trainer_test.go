@@ -319,7 +319,7 @@ func TestExport_ConfigAndCard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := features.Config{Format: features.FormatVersion, Problem: "tsptw", DModel: 16, Heads: 2, Layers: 1, FFN: 32,
+	want := features.Config{Format: features.FormatPOMO, Problem: "tsptw", DModel: 16, Heads: 2, Layers: 1, FFN: 32,
 		RIE: false, TrainSize: 10, Hardness: "easy"}
 	if mc != want {
 		t.Errorf("exported config %+v, want %+v", mc, want)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/internal/cliapp"
+	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -82,6 +83,8 @@ func trainFlags() []cli.Flag {
 		&cli.StringFlag{Name: "backend", Value: "onnx", Usage: "onnx (ONNX Runtime CPU), go (pure Go) or xla:/path/pjrt_plugin.so (xla builds)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1234, Usage: "seed of weights, instances and rollouts"},
 		&cli.IntFlag{Name: "layers", Value: 6, Usage: "encoder layers (with --init-from: its count)"},
+		&cli.StringFlag{Name: "decoder", Value: "pomo", Usage: "decoder backbone: pomo (the paper's) or reld (a residual and an FFN on the glimpse; model format 2)"},
+		&cli.StringFlag{Name: "cand", Value: "none", Usage: "per-candidate features (travel time, waiting, slacks) into the decoder: none, bias (a logit bias), keys (the attention keys and values) or both (model format 2)"},
 		&cli.IntFlag{Name: "d-model", Value: 128, Usage: "embedding width"},
 		&cli.IntFlag{Name: "heads", Value: 8, Usage: "attention heads"},
 		&cli.IntFlag{Name: "ffn", Value: 512, Usage: "feed-forward hidden width"},
@@ -107,6 +110,11 @@ func configFromFlags(c *cli.Context) (trainer.Config, error) {
 	cfg.Model.RIE = c.Bool("rie")
 	cfg.Model.Layers, cfg.Model.DModel = c.Int("layers"), c.Int("d-model")
 	cfg.Model.Heads, cfg.Model.FFN = c.Int("heads"), c.Int("ffn")
+	mc, err := decoderOptions(cfg.Model, c.String("decoder"), c.String("cand"))
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Model = mc
 	if c.IsSet("lr") {
 		cfg.LR = c.Float64("lr")
 	}
@@ -204,4 +212,19 @@ func parseInts(s string) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// decoderOptions sets the --decoder and --cand choices on m.
+func decoderOptions(m features.Config, decoder, cand string) (features.Config, error) {
+	if decoder != "pomo" && decoder != "reld" {
+		return m, cliapp.Usagef("--decoder %q: want pomo or reld", decoder)
+	}
+	if cand == "none" {
+		cand = features.CandNone
+	}
+	m = m.WithDecoder(decoder == "reld", cand)
+	if err := m.Validate(); err != nil {
+		return m, cliapp.Usagef("--cand: %w", err)
+	}
+	return m, nil
 }

@@ -31,7 +31,7 @@ func TestGreedyToursGoMLXEqualEngine(t *testing.T) {
 	}{{lazymask.TSPTW, "medium", true}, {lazymask.TSPDL, "hard", true}, {lazymask.TSPTW, "hard", false}} {
 		name := fmt.Sprintf("%s-%s-rie=%v", tc.problem, tc.hardness, tc.rie)
 		t.Run(name, func(t *testing.T) {
-			cfg := features.Config{Format: features.FormatVersion, Problem: tc.problem.String(), DModel: 32, Heads: 4, Layers: 2, FFN: 64, RIE: tc.rie, TrainSize: 20}
+			cfg := features.Config{Format: features.FormatPOMO, Problem: tc.problem.String(), DModel: 32, Heads: 4, Layers: 2, FFN: 64, RIE: tc.rie, TrainSize: 20}
 			m, err := models.New(cfg, os.Getenv("LMASK_PARITY_BACKEND"), 5)
 			if err != nil {
 				t.Fatal(err)

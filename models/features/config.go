@@ -10,9 +10,22 @@ import (
 	"github.com/lmask/lmask/lazymask"
 )
 
-// FormatVersion is the version of the model-directory / ONNX I/O contract.
-// Readers refuse a model whose format they do not know.
-const FormatVersion = 1
+// Versions of the model-directory / ONNX I/O contract. Format 1 is the
+// paper's POMO decoder; format 2 adds the ReLD glimpse block and the
+// per-candidate features (cand_feat) as options. Readers refuse a model
+// whose format they do not know.
+const (
+	FormatPOMO    = 1
+	FormatVersion = 2 // the newest format this build reads
+)
+
+// Ways the per-candidate features enter a format-2 decoder (Config.Cand).
+const (
+	CandNone = ""     // no candidate features
+	CandBias = "bias" // an MLP of the features added to the pointer logit
+	CandKeys = "keys" // an MLP of the features added to the glimpse keys, values and logit keys
+	CandBoth = "both" // keys and bias from one shared hidden layer
+)
 
 // Model-size defaults of the reference architecture.
 const (
@@ -38,18 +51,53 @@ type Config struct {
 	RIE       bool   `json:"rie"`
 	TrainSize int    `json:"train_size"` // N (nodes incl. depot) used in training; 0 if unknown
 	Hardness  string `json:"hardness,omitempty"`
+	// Format 2 only: ReLD adds g = g + q; g = g + FFN(g) to the glimpse,
+	// and Cand says how the per-candidate features enter (CandNone: not).
+	ReLD bool   `json:"reld,omitempty"`
+	Cand string `json:"cand,omitempty"`
 }
 
 // DefaultConfig returns the reference sizes for a problem.
 func DefaultConfig(p lazymask.Problem) Config {
-	return Config{Format: FormatVersion, Problem: p.String(), DModel: DefaultDModel, Heads: DefaultHeads,
+	return Config{Format: FormatPOMO, Problem: p.String(), DModel: DefaultDModel, Heads: DefaultHeads,
 		Layers: DefaultLayers, FFN: DefaultFFN, RIE: true}
+}
+
+// WithDecoder returns c with the decoder options set and the format that
+// holds them: 2 when ReLD or candidate features are on, else 1.
+func (c Config) WithDecoder(reld bool, cand string) Config {
+	c.ReLD, c.Cand = reld, cand
+	c.Format = FormatPOMO
+	if reld || cand != CandNone {
+		c.Format = FormatVersion
+	}
+	return c
+}
+
+// CandWidth is the width K of the cand_feat rows the decoder reads: 0 for
+// a decoder without candidate features.
+func (c Config) CandWidth() int {
+	if c.Cand == CandNone {
+		return 0
+	}
+	return CandFeatureCount(c.ProblemKind())
 }
 
 // Validate checks that the sizes are usable.
 func (c Config) Validate() error {
-	if c.Format != FormatVersion {
-		return fmt.Errorf("model format %d is not supported (this build reads format %d)", c.Format, FormatVersion)
+	switch c.Format {
+	case FormatPOMO:
+		if c.ReLD || c.Cand != CandNone {
+			return fmt.Errorf("config: format 1 has no decoder options (reld %v, cand %q); they need format 2", c.ReLD, c.Cand)
+		}
+	case FormatVersion:
+		switch c.Cand {
+		case CandNone, CandBias, CandKeys, CandBoth:
+		default:
+			return fmt.Errorf("config: cand %q is not one of none, bias, keys, both", c.Cand)
+		}
+	default:
+		return fmt.Errorf("model format %d is not supported (this build reads formats %d and %d)", c.Format, FormatPOMO, FormatVersion)
 	}
 	if _, err := lazymask.ParseProblem(c.Problem); err != nil {
 		return fmt.Errorf("config problem: %w", err)

@@ -27,6 +27,7 @@ const (
 	InCurrent     = "current"      // i64 [R]
 	InStepFeat    = "step_feat"    // f32 [R,8]
 	InMask        = "mask"         // bool [R,N], true = allowed
+	InCandFeat    = "cand_feat"    // f32 [R,N,K], format 2 with candidate features
 	OutLogProbs   = "log_probs"    // f32 [R,N]
 )
 
@@ -34,8 +35,18 @@ const (
 // first four decoder.onnx inputs.
 var EncoderOutputs = []string{OutNodeEmb, OutGlimpseK, OutGlimpseV, OutLogitK}
 
-// DecoderInputs lists decoder.onnx inputs in order.
+// DecoderInputs lists the decoder.onnx inputs of format 1 in order.
 var DecoderInputs = []string{OutNodeEmb, OutGlimpseK, OutGlimpseV, OutLogitK, InRowInstance, InCurrent, InStepFeat, InMask}
+
+// DecoderInputs lists the decoder.onnx inputs of a model of config c in
+// order: format 1's, then cand_feat where the decoder reads it.
+func (c Config) DecoderInputs() []string {
+	in := append([]string(nil), DecoderInputs...)
+	if c.CandWidth() > 0 {
+		in = append(in, InCandFeat)
+	}
+	return in
+}
 
 // Metadata keys stored in the ONNX files' metadata_props.
 const (
@@ -49,11 +60,14 @@ const (
 	MetaNodeFeatures = "lmask.node_features"
 	MetaStepFeatures = "lmask.step_features"
 	MetaTrainSize    = "lmask.train_size"
+	MetaReLD         = "lmask.reld"          // format 2
+	MetaCand         = "lmask.cand"          // format 2: none, bias, keys or both
+	MetaCandFeatures = "lmask.cand_features" // format 2: K of cand_feat (0 without)
 )
 
 // Metadata returns the config as ONNX metadata_props entries.
 func (c Config) Metadata() map[string]string {
-	return map[string]string{
+	m := map[string]string{
 		MetaFormat:       strconv.Itoa(c.Format),
 		MetaProblem:      c.Problem,
 		MetaDModel:       strconv.Itoa(c.DModel),
@@ -65,6 +79,16 @@ func (c Config) Metadata() map[string]string {
 		MetaStepFeatures: strconv.Itoa(StepFeatures),
 		MetaTrainSize:    strconv.Itoa(c.TrainSize),
 	}
+	if c.Format >= FormatVersion {
+		m[MetaReLD] = strconv.FormatBool(c.ReLD)
+		cand := c.Cand
+		if cand == CandNone {
+			cand = "none"
+		}
+		m[MetaCand] = cand
+		m[MetaCandFeatures] = strconv.Itoa(c.CandWidth())
+	}
+	return m
 }
 
 // ConfigFromMetadata parses ONNX metadata_props written by Metadata. It
@@ -92,8 +116,8 @@ func ConfigFromMetadata(m map[string]string) (Config, error) {
 			return c, err
 		}
 	}
-	if c.Format != FormatVersion {
-		return c, fmt.Errorf("model metadata %q: expected %d, found %d", MetaFormat, FormatVersion, c.Format)
+	if c.Format != FormatPOMO && c.Format != FormatVersion {
+		return c, fmt.Errorf("model metadata %q: expected %d or %d, found %d (a newer lmask wrote this model)", MetaFormat, FormatPOMO, FormatVersion, c.Format)
 	}
 	var nf, sf int
 	if err := atoi(MetaNodeFeatures, &nf); err != nil {
@@ -111,5 +135,24 @@ func ConfigFromMetadata(m map[string]string) (Config, error) {
 		return c, fmt.Errorf("model metadata %q = %q: expected true or false", MetaRIE, m[MetaRIE])
 	}
 	c.RIE = rie
+	if c.Format >= FormatVersion {
+		if c.ReLD, err = strconv.ParseBool(m[MetaReLD]); err != nil {
+			return c, fmt.Errorf("model metadata %q = %q: expected true or false", MetaReLD, m[MetaReLD])
+		}
+		c.Cand = m[MetaCand]
+		if c.Cand == "none" {
+			c.Cand = CandNone
+		}
+		var k int
+		if err := atoi(MetaCandFeatures, &k); err != nil {
+			return c, err
+		}
+		if err := c.Validate(); err != nil {
+			return c, err
+		}
+		if k != c.CandWidth() {
+			return c, fmt.Errorf("model metadata %q: expected %d candidate features for %s, found %d", MetaCandFeatures, c.CandWidth(), c.Problem, k)
+		}
+	}
 	return c, c.Validate()
 }

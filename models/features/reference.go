@@ -100,16 +100,31 @@ func attention(c Config, w Weights, l int, x []float64, n int) []float64 {
 
 // DecodeStep computes the log-probabilities over the n nodes of one
 // decoder row: the instance's encoding e, the current node, the [8] step
-// features and the [n] mask (true = allowed). Masked entries of dst get −inf.
-func DecodeStep(c Config, w Weights, e *Encoding, current int, stepFeat []float32, mask []bool, dst []float32) error {
+// features, the [n] mask (true = allowed) and, for a decoder that reads
+// them, the [n,K] candidate features cand (nil otherwise). Masked entries
+// of dst get −inf.
+func DecodeStep(c Config, w Weights, e *Encoding, current int, stepFeat []float32, mask []bool, cand []float32, dst []float32) error {
 	n, d, heads := e.N, e.D, c.Heads
 	dh := d / heads
 	if current < 0 || current >= n {
 		return fmt.Errorf("decode step: current node %d outside [0,%d)", current, n)
 	}
-	if len(stepFeat) != StepFeatures || len(mask) != n || len(dst) != n {
-		return fmt.Errorf("decode step: step features %d (want %d), mask %d and output %d (want %d)",
-			len(stepFeat), StepFeatures, len(mask), len(dst), n)
+	if len(stepFeat) != StepFeatures || len(mask) != n || len(dst) != n || len(cand) != n*c.CandWidth() {
+		return fmt.Errorf("decode step: step features %d (want %d), mask %d and output %d (want %d), cand %d (want %d)",
+			len(stepFeat), StepFeatures, len(mask), len(dst), n, len(cand), n*c.CandWidth())
+	}
+	keys := c.Cand == CandKeys || c.Cand == CandBoth
+	bias := c.Cand == CandBias || c.Cand == CandBoth
+	var phi []float64 // [n,CandHidden]
+	if k := c.CandWidth(); k > 0 {
+		in := make([]float64, n*k)
+		for i, v := range cand {
+			in[i] = float64(v)
+		}
+		phi = linear(in, n, w[WCandW1], w[WCandB1])
+		for i, v := range phi {
+			phi[i] = math.Max(v, 0)
+		}
 	}
 	ctx := make([]float64, c.QueryInputs())
 	for j := 0; j < d; j++ {
@@ -119,6 +134,20 @@ func DecodeStep(c Config, w Weights, e *Encoding, current int, stepFeat []float3
 		ctx[j] = float64(stepFeat[j-d])
 	}
 	q := linear(ctx, 1, w[WQueryW], w[WQueryB])
+	// With keys, node j's glimpse key and value and its logit key gain
+	// φ_j·W of the matching block.
+	var ck, cv, cl []float64
+	if keys {
+		ck = linear(phi, n, w[WCandGK], Tensor{})
+		cv = linear(phi, n, w[WCandGV], Tensor{})
+		cl = linear(phi, n, w[WCandLK], Tensor{})
+	}
+	at := func(extra []float64, i int) float64 {
+		if extra == nil {
+			return 0
+		}
+		return extra[i]
+	}
 	att := make([]float64, d)
 	scores := make([]float64, n)
 	for h := 0; h < heads; h++ {
@@ -126,7 +155,7 @@ func DecodeStep(c Config, w Weights, e *Encoding, current int, stepFeat []float3
 		for j := 0; j < n; j++ {
 			var s float64
 			for t := 0; t < dh; t++ {
-				s += q[off+t] * float64(e.GlimpseK[j*d+off+t])
+				s += q[off+t] * (float64(e.GlimpseK[j*d+off+t]) + at(ck, j*d+off+t))
 			}
 			scores[j] = s / math.Sqrt(float64(dh))
 		}
@@ -135,18 +164,34 @@ func DecodeStep(c Config, w Weights, e *Encoding, current int, stepFeat []float3
 		}
 		for j := 0; j < n; j++ {
 			for t := 0; t < dh; t++ {
-				att[off+t] += scores[j] * float64(e.GlimpseV[j*d+off+t])
+				att[off+t] += scores[j] * (float64(e.GlimpseV[j*d+off+t]) + at(cv, j*d+off+t))
 			}
 		}
 	}
 	glimpse := linear(att, 1, w[WProjectOut], Tensor{})
+	if c.ReLD {
+		for t := range glimpse {
+			glimpse[t] += q[t]
+		}
+		f := linear(glimpse, 1, w[WReLDW1], w[WReLDB1])
+		for i, v := range f {
+			f[i] = math.Max(v, 0)
+		}
+		for t, v := range linear(f, 1, w[WReLDW2], w[WReLDB2]) {
+			glimpse[t] += v
+		}
+	}
+	var b []float64
+	if bias {
+		b = linear(phi, n, w[WCandBW], w[WCandBB])
+	}
 	logits := scores
 	for j := 0; j < n; j++ {
 		var s float64
 		for t := 0; t < d; t++ {
-			s += glimpse[t] * float64(e.LogitK[j*d+t])
+			s += glimpse[t] * (float64(e.LogitK[j*d+t]) + at(cl, j*d+t))
 		}
-		logits[j] = TanhClip * math.Tanh(s/math.Sqrt(float64(d)))
+		logits[j] = TanhClip * math.Tanh(s/math.Sqrt(float64(d))+at(b, j))
 	}
 	logSoftmax(logits, mask)
 	for j, v := range logits {
@@ -266,7 +311,9 @@ type ReferencePolicy struct {
 	w      Weights
 	enc    []*Encoding
 	scales []float64
+	insts  []*lazymask.Instance
 	step   [StepFeatures]float32
+	cand   []float32
 }
 
 // NewReferencePolicy checks the config and weights and returns a policy.
@@ -283,6 +330,7 @@ func NewReferencePolicy(c Config, w Weights) (*ReferencePolicy, error) {
 // Begin encodes every instance of the decode.
 func (p *ReferencePolicy) Begin(insts []*lazymask.Instance) error {
 	p.enc, p.scales = make([]*Encoding, len(insts)), make([]float64, len(insts))
+	p.insts = insts
 	for i, inst := range insts {
 		if inst.Problem != p.cfg.ProblemKind() {
 			return fmt.Errorf("reference policy: instance %d is %v, model is %s", i, inst.Problem, p.cfg.Problem)
@@ -305,7 +353,13 @@ func (p *ReferencePolicy) Scores(b *lazymask.StepBatch, out []float32) error {
 			return fmt.Errorf("reference policy: row %d refers to instance %d of %d", r, i, len(p.enc))
 		}
 		StepFeaturesInto(p.step[:], b.State[r], p.scales[i], b.Refine[r], b.Budget[r])
-		if err := DecodeStep(p.cfg, p.w, p.enc[i], b.Current[r], p.step[:], b.Mask[r*n:(r+1)*n], out[r*n:(r+1)*n]); err != nil {
+		var cand []float32
+		if k := p.cfg.CandWidth(); k > 0 {
+			p.cand = append(p.cand[:0], make([]float32, n*k)...)
+			CandFeaturesInto(p.cand, p.insts[i], CandScale(p.insts[i]), b.Current[r], b.State[r], b.Mask[r*n:(r+1)*n])
+			cand = p.cand
+		}
+		if err := DecodeStep(p.cfg, p.w, p.enc[i], b.Current[r], p.step[:], b.Mask[r*n:(r+1)*n], cand, out[r*n:(r+1)*n]); err != nil {
 			return fmt.Errorf("reference policy: row %d: %w", r, err)
 		}
 	}

@@ -37,7 +37,7 @@ func randomFeatures(r *rand.Rand, n int) []float32 {
 }
 
 func TestDecodeStepByHand(t *testing.T) {
-	c := Config{Format: FormatVersion, Problem: "tsptw", DModel: 2, Heads: 1, Layers: 0, FFN: 1}
+	c := Config{Format: FormatPOMO, Problem: "tsptw", DModel: 2, Heads: 1, Layers: 0, FFN: 1}
 	w := Weights{
 		WDepotW:       {[]int{2, 2}, []float32{1, 0, 0, 1}},
 		WDepotB:       {[]int{2}, []float32{0, 0}},
@@ -64,23 +64,23 @@ func TestDecodeStepByHand(t *testing.T) {
 	}
 	lp := make([]float32, 3)
 	step := []float32{0.4, 1, 0, 0, 0, 0, 1, 0}
-	if err := DecodeStep(c, w, e, 0, step, []bool{false, true, true}, lp); err != nil {
+	if err := DecodeStep(c, w, e, 0, step, []bool{false, true, true}, nil, lp); err != nil {
 		t.Fatal(err)
 	}
 	want := []float64{math.Inf(-1), -0.45498041539929, -1.0063806430913536}
 	if !math.IsInf(float64(lp[0]), -1) || math.Abs(float64(lp[1])-want[1]) > 1e-6 || math.Abs(float64(lp[2])-want[2]) > 1e-6 {
 		t.Fatalf("log probs %v, want %v", lp, want)
 	}
-	if err := DecodeStep(c, w, e, 0, step, []bool{false, false, false}, lp); err == nil {
+	if err := DecodeStep(c, w, e, 0, step, []bool{false, false, false}, nil, lp); err == nil {
 		t.Fatal("fully masked row accepted")
 	}
-	if err := DecodeStep(c, w, e, 3, step, []bool{true, true, true}, lp); err == nil {
+	if err := DecodeStep(c, w, e, 3, step, []bool{true, true, true}, nil, lp); err == nil {
 		t.Fatal("current node 3 of 3 accepted")
 	}
 }
 
 func TestEncodeNormalisesChannels(t *testing.T) {
-	c := Config{Format: FormatVersion, Problem: "tspdl", DModel: 16, Heads: 4, Layers: 2, FFN: 24}
+	c := Config{Format: FormatPOMO, Problem: "tspdl", DModel: 16, Heads: 4, Layers: 2, FFN: 24}
 	w := RandomWeights(c, 3)
 	perturbNorms(w, 4)
 	n := 9
@@ -109,7 +109,7 @@ func TestEncodeNormalisesChannels(t *testing.T) {
 
 func TestReferenceIsPermutationEquivariant(t *testing.T) {
 	for _, rie := range []bool{false, true} {
-		c := Config{Format: FormatVersion, Problem: "tsptw", DModel: 16, Heads: 2, Layers: 2, FFN: 32, RIE: rie}
+		c := Config{Format: FormatPOMO, Problem: "tsptw", DModel: 16, Heads: 2, Layers: 2, FFN: 32, RIE: rie}
 		w := RandomWeights(c, 7)
 		perturbNorms(w, 8)
 		r := rand.New(rand.NewPCG(9, 10))
@@ -140,7 +140,7 @@ func TestReferenceIsPermutationEquivariant(t *testing.T) {
 		}
 		step := []float32{0.3, 0, 1, 0, 0, 0, 0, 1}
 		lp1, lp2 := make([]float32, n), make([]float32, n)
-		if err := DecodeStep(c, w, e1, 4, step, mask, lp1); err != nil {
+		if err := DecodeStep(c, w, e1, 4, step, mask, nil, lp1); err != nil {
 			t.Fatal(err)
 		}
 		cur := 0
@@ -149,7 +149,7 @@ func TestReferenceIsPermutationEquivariant(t *testing.T) {
 				cur = i
 			}
 		}
-		if err := DecodeStep(c, w, e2, cur, step, pm, lp2); err != nil {
+		if err := DecodeStep(c, w, e2, cur, step, pm, nil, lp2); err != nil {
 			t.Fatal(err)
 		}
 		var sum float64
@@ -172,7 +172,7 @@ func TestReferenceIsPermutationEquivariant(t *testing.T) {
 }
 
 func TestReferencePolicyDecodes(t *testing.T) {
-	c := Config{Format: FormatVersion, Problem: "tsptw", DModel: 16, Heads: 2, Layers: 1, FFN: 32, RIE: true}
+	c := Config{Format: FormatPOMO, Problem: "tsptw", DModel: 16, Heads: 2, Layers: 1, FFN: 32, RIE: true}
 	p, err := NewReferencePolicy(c, RandomWeights(c, 11))
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +211,7 @@ func TestReferencePolicyDecodes(t *testing.T) {
 	StepFeaturesInto(step, 0, StateScale(insts[0]), 0, false)
 	mask := []bool{false, true, true, true, true, true, true}
 	lp := make([]float32, n)
-	if err := DecodeStep(c, p.w, e, 0, step, mask, lp); err != nil {
+	if err := DecodeStep(c, p.w, e, 0, step, mask, nil, lp); err != nil {
 		t.Fatal(err)
 	}
 	best := 1

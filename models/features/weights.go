@@ -42,7 +42,31 @@ const (
 	WQueryW       = "dec/query/w"         // [QueryInputs,d]
 	WQueryB       = "dec/query/b"         // [d]
 	WProjectOut   = "dec/project_out/w"   // [d,d]
+
+	// Format 2: the ReLD glimpse FFN and the candidate-feature layers.
+	WReLDW1 = "dec/reld/w1" // [d,ffn]
+	WReLDB1 = "dec/reld/b1" // [ffn]
+	WReLDW2 = "dec/reld/w2" // [ffn,d]
+	WReLDB2 = "dec/reld/b2" // [d]
+	WCandW1 = "dec/cand/w1" // [K,CandHidden]
+	WCandB1 = "dec/cand/b1" // [CandHidden]
+	WCandGK = "dec/cand/gk" // [CandHidden,d]: into the glimpse keys (keys, both)
+	WCandGV = "dec/cand/gv" // [CandHidden,d]: into the glimpse values
+	WCandLK = "dec/cand/lk" // [CandHidden,d]: into the logit keys
+	WCandBW = "dec/cand/bw" // [CandHidden,1]: the logit bias (bias, both)
+	WCandBB = "dec/cand/bb" // [1]
 )
+
+// ZeroInit reports whether a fresh parameter starts at zero: the output
+// layers of the format-2 additions, so a fresh block adds nothing and a
+// warm start from format-1 weights decodes exactly as before.
+func ZeroInit(name string) bool {
+	switch name {
+	case WReLDW2, WReLDB2, WCandGK, WCandGV, WCandLK, WCandBW, WCandBB:
+		return true
+	}
+	return false
+}
 
 // LayerName returns the name of a parameter of encoder layer l, e.g.
 // LayerName(0, "mha/q/w") = "enc/0/mha/q/w". Layer parameters are
@@ -73,6 +97,19 @@ func (c Config) Specs() []Spec {
 		Spec{WQueryW, []int{c.QueryInputs(), d}}, Spec{WQueryB, []int{d}},
 		Spec{WProjectOut, []int{d, d}},
 	)
+	if c.ReLD {
+		s = append(s, Spec{WReLDW1, []int{d, f}}, Spec{WReLDB1, []int{f}}, Spec{WReLDW2, []int{f, d}}, Spec{WReLDB2, []int{d}})
+	}
+	if k := c.CandWidth(); k > 0 {
+		h := CandHidden
+		s = append(s, Spec{WCandW1, []int{k, h}}, Spec{WCandB1, []int{h}})
+		if c.Cand == CandKeys || c.Cand == CandBoth {
+			s = append(s, Spec{WCandGK, []int{h, d}}, Spec{WCandGV, []int{h, d}}, Spec{WCandLK, []int{h, d}})
+		}
+		if c.Cand == CandBias || c.Cand == CandBoth {
+			s = append(s, Spec{WCandBW, []int{h, 1}}, Spec{WCandBB, []int{1}})
+		}
+	}
 	return s
 }
 
@@ -106,8 +143,16 @@ func (w Weights) Check(c Config) error {
 }
 
 // RandomWeights draws weights for config c from a seeded source: linear
-// weights uniform in ±1/√in (biases too), norm scales 1 and offsets 0.
-func RandomWeights(c Config, seed uint64) Weights {
+// weights uniform in ±1/√in (biases too), norm scales 1 and offsets 0,
+// and zeros where ZeroInit says so.
+func RandomWeights(c Config, seed uint64) Weights { return randomWeights(c, seed, false) }
+
+// DenseRandomWeights is RandomWeights with the ZeroInit parameters drawn
+// like the others, so that every path of a decoder contributes (parity
+// tests).
+func DenseRandomWeights(c Config, seed uint64) Weights { return randomWeights(c, seed, true) }
+
+func randomWeights(c Config, seed uint64, dense bool) Weights {
 	rng := rand.New(rand.NewPCG(seed, 0x6c6d61736b))
 	w := Weights{}
 	for _, s := range c.Specs() {
@@ -118,7 +163,7 @@ func RandomWeights(c Config, seed uint64) Weights {
 			for i := range t.Data {
 				t.Data[i] = 1
 			}
-		case hasSuffix(s.Name, "/offset"):
+		case hasSuffix(s.Name, "/offset"), !dense && ZeroInit(s.Name):
 		default:
 			fanIn := s.Shape[0]
 			if len(s.Shape) == 1 {

@@ -79,7 +79,7 @@ func BenchmarkReferenceDecodeStep(b *testing.B) {
 	dst := make([]float32, 51)
 	b.ResetTimer()
 	for range b.N {
-		if err := features.DecodeStep(cfg, w, e, int(c.Current[0]), c.StepFeat, c.Mask, dst); err != nil {
+		if err := features.DecodeStep(cfg, w, e, int(c.Current[0]), c.StepFeat, c.Mask, nil, dst); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // testConfig is a small model whose heads, ffn and d differ, so a mixed-up
 // dimension shows.
 func testConfig(problem string, rie bool) features.Config {
-	return features.Config{Format: features.FormatVersion, Problem: problem, DModel: 16, Heads: 4,
+	return features.Config{Format: features.FormatPOMO, Problem: problem, DModel: 16, Heads: 4,
 		Layers: 2, FFN: 24, RIE: rie, TrainSize: 10}
 }
 
@@ -97,7 +97,7 @@ func reference(t *testing.T, cfg features.Config, w features.Weights, c stepCase
 	logProbs = make([]float32, c.R*c.N)
 	for k := 0; k < c.R; k++ {
 		err := features.DecodeStep(cfg, w, encs[c.RowInst[k]], int(c.Current[k]),
-			c.StepFeat[k*features.StepFeatures:(k+1)*features.StepFeatures], c.Mask[k*c.N:(k+1)*c.N],
+			c.StepFeat[k*features.StepFeatures:(k+1)*features.StepFeatures], c.Mask[k*c.N:(k+1)*c.N], nil,
 			logProbs[k*c.N:(k+1)*c.N])
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -45,6 +46,12 @@ func ReadWeights(dir string) (features.Config, features.Weights, error) {
 		for _, s := range []string{"mha/o/w", "mha/o/b", "norm1/scale", "norm1/offset", "ffn/w1", "ffn/b1",
 			"ffn/w2", "ffn/b2", "norm2/scale", "norm2/offset"} {
 			direct = append(direct, features.LayerName(l, s))
+		}
+	}
+	// Format 2's additions are stored as they are.
+	for _, sp := range cfg.Specs() {
+		if strings.HasPrefix(sp.Name, "dec/reld/") || strings.HasPrefix(sp.Name, "dec/cand/") {
+			direct = append(direct, sp.Name)
 		}
 	}
 	for _, name := range direct {

@@ -21,7 +21,7 @@ type tinyModel struct {
 // tinyModels lists the generated models.
 func tinyModels() []tinyModel {
 	cfg := func(problem string) features.Config {
-		return features.Config{Format: features.FormatVersion, Problem: problem, DModel: 16, Heads: 2,
+		return features.Config{Format: features.FormatPOMO, Problem: problem, DModel: 16, Heads: 2,
 			Layers: 2, FFN: 32, RIE: true, TrainSize: 10}
 	}
 	return []tinyModel{

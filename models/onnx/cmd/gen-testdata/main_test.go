@@ -102,7 +102,7 @@ func TestCommittedModelsRunInORT(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := make([]float32, n)
-			if err := features.DecodeStep(cfg, w, e, []int{0, 4, 7}[k], step[k*features.StepFeatures:(k+1)*features.StepFeatures], mask[k*n:(k+1)*n], want); err != nil {
+			if err := features.DecodeStep(cfg, w, e, []int{0, 4, 7}[k], step[k*features.StepFeatures:(k+1)*features.StepFeatures], mask[k*n:(k+1)*n], nil, want); err != nil {
 				t.Fatal(err)
 			}
 			for j := 0; j < n; j++ {
