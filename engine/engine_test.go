@@ -39,7 +39,8 @@ func TestOpenRefusesUnknownContract(t *testing.T) {
 		meta map[string]string
 		want []string // substrings of the error
 	}{
-		{"future format", map[string]string{features.MetaFormat: "2"}, []string{features.MetaFormat, "expected 1, found 2"}},
+		{"future format", map[string]string{features.MetaFormat: "3"}, []string{features.MetaFormat, "expected 1 or 2, found 3"}},
+		{"format 2 without its decoder keys", map[string]string{features.MetaFormat: "2"}, []string{features.MetaReLD, "expected true or false"}},
 		{"missing format", map[string]string{features.MetaFormat: ""}, []string{features.MetaFormat, "lacks"}},
 		{"other step features", map[string]string{features.MetaStepFeatures: "9"}, []string{"expected node/step features 4/8, found 4/9"}},
 		{"metadata disagrees with config.json", map[string]string{features.MetaProblem: "tspdl"}, []string{features.MetaProblem, "config.json has tsptw", "has tspdl"}},
@@ -304,6 +305,103 @@ func TestDecodeMatchesReferencePolicy(t *testing.T) {
 	}
 }
 
+// TestDecodeFormat2MatchesReferencePolicy exports format-2 models (ReLD
+// with candidate features through keys and bias; keys alone) with random
+// weights, and decodes greedily with the engine and with the pure-Go
+// reference on instances with service times and an asymmetric matrix:
+// the tours must agree, so the engine feeds cand_feat as the reference
+// builds it.
+func TestDecodeFormat2MatchesReferencePolicy(t *testing.T) {
+	needRuntime(t)
+	for _, tc := range []struct {
+		problem lazymask.Problem
+		reld    bool
+		cand    string
+	}{{lazymask.TSPTW, true, features.CandBoth}, {lazymask.TSPDL, false, features.CandKeys}} {
+		cfg := features.Config{Format: features.FormatPOMO, Problem: tc.problem.String(), DModel: 16, Heads: 2,
+			Layers: 1, FFN: 24, RIE: true, TrainSize: 10}.WithDecoder(tc.reld, tc.cand)
+		w := features.DenseRandomWeights(cfg, 9)
+		dir := t.TempDir()
+		if err := onnx.ExportDir(dir, cfg, w); err != nil {
+			t.Fatal(err)
+		}
+		e, err := Open(dir, Options{Threads: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if got := e.Config(); got.Format != 2 || got.Cand != tc.cand || got.ReLD != tc.reld {
+			t.Fatalf("opened config %+v, want format 2 reld %v cand %q", got, tc.reld, tc.cand)
+		}
+		ref, err := features.NewReferencePolicy(cfg, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		insts := randomInstances(tc.problem, 6, 10, 77)
+		for i, in := range insts {
+			if tc.problem == lazymask.TSPTW {
+				// Service times and an asymmetric matrix: the features must carry both.
+				in.Service = make([]float64, in.N)
+				in.Dist = make([]float64, in.N*in.N)
+				for a := 0; a < in.N; a++ {
+					if a > 0 {
+						in.Service[a] = 0.02 * float64((a+i)%3)
+						in.Late[a] += 1 // wide windows leave the network choices to make
+					}
+					for b := 0; b < in.N; b++ {
+						dx, dy := in.X[a]-in.X[b], in.Y[a]-in.Y[b]
+						in.Dist[a*in.N+b] = math.Sqrt(dx*dx+dy*dy) * (1 + 0.1*float64((a+2*b)%3))
+					}
+				}
+				in.Late[0] += 3
+				in.ResetCache()
+			}
+		}
+		dc := lazymask.Config{Budget: 20, Greedy: true}
+		pol := e.NewPolicy()
+		got, err := lazymask.Decode(pol, insts, 1, dc)
+		pol.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := lazymask.Decode(ref, insts, 1, dc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if !reflect.DeepEqual(got[i].Tour, want[i].Tour) || got[i].Failed != want[i].Failed {
+				t.Errorf("%s trajectory %d: engine %v (failed %v), reference %v (failed %v)", tc.problem, i, got[i].Tour, got[i].Failed, want[i].Tour, want[i].Failed)
+			}
+		}
+		// The agreement is not vacuous: without the candidate-feature terms
+		// the same weights decode other tours.
+		w0 := features.Weights{}
+		for name, v := range w {
+			w0[name] = v
+			if features.ZeroInit(name) && name != features.WReLDW2 && name != features.WReLDB2 {
+				w0[name] = features.Tensor{Shape: v.Shape, Data: make([]float32, len(v.Data))}
+			}
+		}
+		ref0, err := features.NewReferencePolicy(cfg, w0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blind, err := lazymask.Decode(ref0, insts, 1, dc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := 0
+		for i := range blind {
+			if reflect.DeepEqual(blind[i].Tour, want[i].Tour) {
+				same++
+			}
+		}
+		if same == len(blind) {
+			t.Fatalf("%s: the candidate features change no tour", tc.problem)
+		}
+	}
+}
+
 // TestOpenRefusesEditedTinyModel edits the metadata of a copy of the
 // committed tiny model.
 func TestOpenRefusesEditedTinyModel(t *testing.T) {
@@ -334,7 +432,7 @@ func TestOpenRefusesEditedTinyModel(t *testing.T) {
 		}
 	}
 	_, err := Open(dir, Options{})
-	if err == nil || !strings.Contains(err.Error(), features.DecoderFile) || !strings.Contains(err.Error(), "expected 1, found 7") {
+	if err == nil || !strings.Contains(err.Error(), features.DecoderFile) || !strings.Contains(err.Error(), "expected 1 or 2, found 7") {
 		t.Fatalf("err = %v, want one naming %s and the format found", err, features.DecoderFile)
 	}
 }

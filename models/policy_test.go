@@ -53,9 +53,15 @@ func randomStepBatch(rng *rand.Rand, r, b, n int) *lazymask.StepBatch {
 // TestPolicyMatchesReference compares Policy scores with the reference
 // policy on the allowed nodes, over several decodes and row buckets.
 func TestPolicyMatchesReference(t *testing.T) {
-	for _, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+	for ci, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL, lazymask.TSPTW, lazymask.TSPDL} {
 		cfg := smallConfig(prob.String(), true)
+		if ci >= 2 {
+			cfg = cfg.WithDecoder(ci == 2, features.CandBoth) // format 2: the policy builds cand_feat
+		}
 		m := newTestModel(t, cfg, 21)
+		if err := m.SetWeights(features.DenseRandomWeights(cfg, 22)); err != nil {
+			t.Fatal(err)
+		}
 		w, err := m.Weights()
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models"
+	"github.com/lmask/lmask/models/features"
 )
 
 // seenStep is what a policy was shown, and answered, for one row.
@@ -66,6 +67,30 @@ func generate(t testing.TB, problem lazymask.Problem, n int, hardness string, co
 	return insts
 }
 
+// TestReplayMatchesRolloutFormat2 is TestReplayMatchesRolloutLogProbs for
+// format-2 models whose every block is live (ReLD with candidate features
+// through keys and bias): the replay rebuilds the candidate features from
+// the recorded steps, and its log-likelihoods equal the sampling-time sums
+// only if they are the features the rollout's policy saw.
+func TestReplayMatchesRolloutFormat2(t *testing.T) {
+	for _, problem := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+		const b, p, n = 4, 6, 20
+		cfg := smallModelConfig(t, n, "hard")
+		cfg.Model.Problem = problem.String()
+		cfg.Model = cfg.Model.WithDecoder(true, features.CandBoth)
+		m, err := models.New(cfg.Model, cfg.Backend, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SetWeights(features.DenseRandomWeights(cfg.Model, 8)); err != nil {
+			t.Fatal(err)
+		}
+		insts := generate(t, problem, n, "hard", b, 43)
+		bt, _, rf := checkReplayAgainstRollout(t, m, insts, p, 15)
+		t.Logf("%s: %d backtracks, %d refined steps", problem, bt, rf)
+	}
+}
+
 // smallModelConfig is a TSPTW run config with a small RIE model.
 func smallModelConfig(t testing.TB, n int, hardness string) Config {
 	c := DefaultConfig("tsptw", n, hardness)
@@ -116,7 +141,7 @@ func checkReplayAgainstRollout(t *testing.T, m *models.Model, insts []*lazymask.
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb := NewReplayBatch(b, p, n)
+	rb := NewReplayBatch(b, p, n).withCand(m.Config())
 	if err := rb.Fill(insts, trajs); err != nil {
 		t.Fatal(err)
 	}

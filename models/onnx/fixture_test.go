@@ -16,10 +16,10 @@ func testConfig(problem string, rie bool) features.Config {
 		Layers: 2, FFN: 24, RIE: rie, TrainSize: 10}
 }
 
-// testWeights draws random weights and gives the norms non-trivial scales
-// and offsets.
+// testWeights draws random weights (every format-2 block too) and gives
+// the norms non-trivial scales and offsets.
 func testWeights(cfg features.Config, seed uint64) features.Weights {
-	w := features.RandomWeights(cfg, seed)
+	w := features.DenseRandomWeights(cfg, seed)
 	r := rand.New(rand.NewPCG(seed, 99))
 	for name, t := range w {
 		switch {
@@ -44,6 +44,20 @@ type stepCase struct {
 	Current  []int64   // [R]
 	StepFeat []float32 // [R,8]
 	Mask     []bool    // [R,N]
+	K        int       // candidate features per node (0: none)
+	Cand     []float32 // [R,N,K]
+}
+
+// withCand adds random candidate features of width k (zero where masked).
+func (c stepCase) withCand(seed uint64, k int) stepCase {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	c.K, c.Cand = k, make([]float32, c.R*c.N*k)
+	for i, ok := range c.Mask {
+		for j := 0; ok && j < k; j++ {
+			c.Cand[i*k+j] = float32(rng.Float64()*4 - 2)
+		}
+	}
+	return c
 }
 
 // newStepCase draws inputs: random coordinates and windows, rows spread over
@@ -97,7 +111,7 @@ func reference(t *testing.T, cfg features.Config, w features.Weights, c stepCase
 	logProbs = make([]float32, c.R*c.N)
 	for k := 0; k < c.R; k++ {
 		err := features.DecodeStep(cfg, w, encs[c.RowInst[k]], int(c.Current[k]),
-			c.StepFeat[k*features.StepFeatures:(k+1)*features.StepFeatures], c.Mask[k*c.N:(k+1)*c.N], nil,
+			c.StepFeat[k*features.StepFeatures:(k+1)*features.StepFeatures], c.Mask[k*c.N:(k+1)*c.N], c.Cand[k*c.N*c.K:(k+1)*c.N*c.K],
 			logProbs[k*c.N:(k+1)*c.N])
 		if err != nil {
 			t.Fatal(err)
@@ -135,8 +149,18 @@ const tolerance = 1e-4
 // sizes are the (B, N, R) combinations run through one exported file.
 var sizes = [][3]int{{1, 5, 1}, {3, 9, 7}, {2, 21, 12}, {4, 2, 3}}
 
-// variants lists the problem/RIE combinations tested.
+// variants lists the problem/RIE combinations tested, format 1's and then
+// the format-2 decoders.
 var variants = []struct {
 	problem string
 	rie     bool
-}{{"tsptw", true}, {"tsptw", false}, {"tspdl", true}, {"tspdl", false}}
+	reld    bool
+	cand    string
+}{{"tsptw", true, false, ""}, {"tsptw", false, false, ""}, {"tspdl", true, false, ""}, {"tspdl", false, false, ""},
+	{"tsptw", true, true, features.CandBoth}, {"tspdl", true, false, features.CandKeys}, {"tsptw", true, false, features.CandBias},
+	{"tspdl", true, true, features.CandNone}}
+
+// variantConfig is testConfig with a variant's decoder.
+func variantConfig(problem string, rie, reld bool, cand string) features.Config {
+	return testConfig(problem, rie).WithDecoder(reld, cand)
+}

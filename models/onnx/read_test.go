@@ -14,10 +14,13 @@ import (
 // folding 1/√dh in and out), for a head size whose 1/√dh is not a power
 // of two too.
 func TestReadWeightsInvertsExport(t *testing.T) {
-	for _, heads := range []int{8, 3} {
+	for _, heads := range []int{8, 3, 4} {
 		cfg := features.DefaultConfig(1)
 		cfg.Layers, cfg.DModel, cfg.Heads, cfg.FFN, cfg.TrainSize = 2, 24, heads, 40, 20
-		w := features.RandomWeights(cfg, 11)
+		if heads == 4 {
+			cfg = cfg.WithDecoder(true, features.CandBoth) // format 2: every block read back
+		}
+		w := features.DenseRandomWeights(cfg, 11)
 		dir := t.TempDir()
 		if err := ExportDir(dir, cfg, w); err != nil {
 			t.Fatal(err)
@@ -26,7 +29,7 @@ func TestReadWeightsInvertsExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if gotCfg.DModel != cfg.DModel || gotCfg.Layers != cfg.Layers || gotCfg.Heads != cfg.Heads {
+		if gotCfg.DModel != cfg.DModel || gotCfg.Layers != cfg.Layers || gotCfg.Heads != cfg.Heads || gotCfg.Format != cfg.Format || gotCfg.Cand != cfg.Cand || gotCfg.ReLD != cfg.ReLD {
 			t.Fatalf("config %+v, want %+v", gotCfg, cfg)
 		}
 		for name, want := range w {

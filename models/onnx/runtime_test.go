@@ -68,7 +68,7 @@ func newORTModel(t testing.TB, cfg features.Config, w features.Weights) *ortMode
 	if err != nil {
 		t.Fatalf("load encoder: %v", err)
 	}
-	dec, err := ort.NewDynamicAdvancedSessionWithONNXData(decData, features.DecoderInputs, []string{features.OutLogProbs}, nil)
+	dec, err := ort.NewDynamicAdvancedSessionWithONNXData(decData, cfg.DecoderInputs(), []string{features.OutLogProbs}, nil)
 	if err != nil {
 		t.Fatalf("load decoder: %v", err)
 	}
@@ -105,6 +105,9 @@ func (m *ortModel) run(t testing.TB, c stepCase) (enc [4][]float32, logProbs []f
 	in := []ort.Value{encOut[0], encOut[1], encOut[2], encOut[3],
 		tensor(t, c.RowInst, r), tensor(t, c.Current, r), tensor(t, c.StepFeat, r, features.StepFeatures),
 		tensor(t, c.Mask, r, n)}
+	if c.K > 0 {
+		in = append(in, tensor(t, c.Cand, r, n, int64(c.K)))
+	}
 	if err := m.dec.Run(in, []ort.Value{lp}); err != nil {
 		t.Fatalf("run decoder (B=%d N=%d R=%d): %v", b, n, r, err)
 	}
@@ -136,18 +139,18 @@ func compare(t *testing.T, what string, enc [4][]float32, lp []float32, wantEnc 
 func TestORTMatchesReference(t *testing.T) {
 	requireORT(t)
 	for vi, v := range variants {
-		cfg := testConfig(v.problem, v.rie)
+		cfg := variantConfig(v.problem, v.rie, v.reld, v.cand)
 		w := testWeights(cfg, uint64(100+vi))
 		m := newORTModel(t, cfg, w)
 		worst := 0.0
 		for si, s := range sizes {
-			c := newStepCase(uint64(10*vi+si), s[0], s[1], s[2])
+			c := newStepCase(uint64(10*vi+si), s[0], s[1], s[2]).withCand(uint64(vi), cfg.CandWidth())
 			enc, lp := m.run(t, c)
 			wantEnc, wantLP := reference(t, cfg, w, c)
-			what := fmt.Sprintf("%s rie=%v B=%d N=%d R=%d", v.problem, v.rie, s[0], s[1], s[2])
+			what := fmt.Sprintf("%s rie=%v reld=%v cand=%q B=%d N=%d R=%d", v.problem, v.rie, v.reld, v.cand, s[0], s[1], s[2])
 			worst = math.Max(worst, compare(t, what, enc, lp, wantEnc, wantLP))
 		}
-		t.Logf("%s rie=%v: max |ORT − reference| = %.2g", v.problem, v.rie, worst)
+		t.Logf("%s rie=%v reld=%v cand=%q: max |ORT − reference| = %.2g", v.problem, v.rie, v.reld, v.cand, worst)
 	}
 }
 
@@ -156,13 +159,15 @@ func TestORTMatchesReference(t *testing.T) {
 // from the direct form, with several rows per instance.
 func TestORTReferenceSizedDecoder(t *testing.T) {
 	requireORT(t)
-	cfg := features.DefaultConfig(lazymask.TSPTW)
-	w := features.RandomWeights(cfg, 3)
-	m := newORTModel(t, cfg, w)
-	c := newStepCase(77, 3, 21, 9)
-	enc, lp := m.run(t, c)
-	wantEnc, wantLP := reference(t, cfg, w, c)
-	t.Logf("d=%d heads=%d: max |ORT − reference| = %.2g", cfg.DModel, cfg.Heads, compare(t, "reference size", enc, lp, wantEnc, wantLP))
+	for _, cfg := range []features.Config{features.DefaultConfig(lazymask.TSPTW),
+		features.DefaultConfig(lazymask.TSPTW).WithDecoder(true, features.CandBoth)} {
+		w := features.DenseRandomWeights(cfg, 3)
+		m := newORTModel(t, cfg, w)
+		c := newStepCase(77, 3, 21, 9).withCand(5, cfg.CandWidth())
+		enc, lp := m.run(t, c)
+		wantEnc, wantLP := reference(t, cfg, w, c)
+		t.Logf("d=%d heads=%d format %d: max |ORT − reference| = %.2g", cfg.DModel, cfg.Heads, cfg.Format, compare(t, "reference size", enc, lp, wantEnc, wantLP))
+	}
 }
 
 // TestDecoderReadsOnlyNodeEmb pins the documented evaluation: log_probs
@@ -197,9 +202,13 @@ func TestONNXCheckerAccepts(t *testing.T) {
 	if err := exec.Command(pythonONNX, "-c", "import onnx").Run(); err != nil {
 		t.Skipf("%s cannot import onnx (apt-get install python3-onnx): %v", pythonONNX, err)
 	}
-	dir := t.TempDir()
+	dir, dir2 := t.TempDir(), t.TempDir()
 	cfg := testConfig("tspdl", true)
 	if err := onnx.ExportDir(dir, cfg, testWeights(cfg, 5)); err != nil {
+		t.Fatal(err)
+	}
+	cfg2 := variantConfig("tsptw", true, true, features.CandBoth)
+	if err := onnx.ExportDir(dir2, cfg2, testWeights(cfg2, 6)); err != nil {
 		t.Fatal(err)
 	}
 	script := `import onnx, sys
@@ -208,7 +217,7 @@ for p in sys.argv[1:]:
     onnx.checker.check_model(m, full_check=True)
     print(p, m.ir_version, m.opset_import[0].version, len(m.graph.node))`
 	out, err := exec.Command(pythonONNX, "-c", script, filepath.Join(dir, features.EncoderFile),
-		filepath.Join(dir, features.DecoderFile)).CombinedOutput()
+		filepath.Join(dir, features.DecoderFile), filepath.Join(dir2, features.DecoderFile)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("onnx checker rejects the model: %v\n%s", err, out)
 	}
@@ -229,16 +238,17 @@ func TestNodeRuntimeMatchesReference(t *testing.T) {
 		t.Skipf("onnxruntime-node is not installed at %s (npm install --ignore-scripts --prefix third_party/node onnxruntime-node@1.30.0)", pkg)
 	}
 	script := filepath.Join(root, "scripts", "interop", "ort_node_check.mjs")
-	for vi, v := range variants[:3] {
-		cfg := testConfig(v.problem, v.rie)
+	for vi, v := range append(variants[:3:3], variants[4:6]...) {
+		cfg := variantConfig(v.problem, v.rie, v.reld, v.cand)
 		w := testWeights(cfg, uint64(200+vi))
 		dir := t.TempDir()
 		if err := onnx.ExportDir(dir, cfg, w); err != nil {
 			t.Fatal(err)
 		}
-		c := newStepCase(uint64(300+vi), 3, 11, 8)
+		c := newStepCase(uint64(300+vi), 3, 11, 8).withCand(uint64(vi), cfg.CandWidth())
 		in, err := json.Marshal(map[string]any{"B": c.B, "N": c.N, "R": c.R, "node_feat": c.NodeFeat,
-			"row_instance": c.RowInst, "current": c.Current, "step_feat": c.StepFeat, "mask": c.Mask})
+			"row_instance": c.RowInst, "current": c.Current, "step_feat": c.StepFeat, "mask": c.Mask,
+			"K": c.K, "cand_feat": c.Cand})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,8 +281,8 @@ func TestNodeRuntimeMatchesReference(t *testing.T) {
 		}
 		wantEnc, wantLP := reference(t, cfg, w, c)
 		enc := [4][]float32{unnull(res.NodeEmb), unnull(res.GlimpseK), unnull(res.GlimpseV), unnull(res.LogitK)}
-		d := compare(t, "onnxruntime-node "+v.problem, enc, unnull(res.LogProbs), wantEnc, wantLP)
-		t.Logf("%s rie=%v: max |onnxruntime-node − reference| = %.2g", v.problem, v.rie, d)
+		d := compare(t, fmt.Sprintf("onnxruntime-node %s reld=%v cand=%q", v.problem, v.reld, v.cand), enc, unnull(res.LogProbs), wantEnc, wantLP)
+		t.Logf("%s rie=%v reld=%v cand=%q: max |onnxruntime-node − reference| = %.2g", v.problem, v.rie, v.reld, v.cand, d)
 	}
 }
 

@@ -5,7 +5,7 @@
 //   node scripts/interop/ort_node_check.mjs MODEL_DIR INPUTS_JSON
 //
 // INPUTS_JSON holds {B, N, R, node_feat, row_instance, current, step_feat,
-// mask}. onnxruntime-node is resolved from $LMASK_ORT_NODE_MODULES or
+// mask}, and {K, cand_feat} for a format-2 decoder with candidate features. onnxruntime-node is resolved from $LMASK_ORT_NODE_MODULES or
 // third_party/node/node_modules of the repository.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ const { B, N, R } = inp;
 const enc = await ort.InferenceSession.create(path.join(dir, 'encoder.onnx'));
 const dec = await ort.InferenceSession.create(path.join(dir, 'decoder.onnx'));
 const e = await enc.run({ node_feat: new ort.Tensor('float32', Float32Array.from(inp.node_feat), [B, N, 4]) });
-const d = await dec.run({
+const feeds = {
   node_emb: e.node_emb,
   glimpse_k: e.glimpse_k,
   glimpse_v: e.glimpse_v,
@@ -37,7 +37,9 @@ const d = await dec.run({
   current: new ort.Tensor('int64', BigInt64Array.from(inp.current.map(BigInt)), [R]),
   step_feat: new ort.Tensor('float32', Float32Array.from(inp.step_feat), [R, 8]),
   mask: new ort.Tensor('bool', Uint8Array.from(inp.mask.map((m) => (m ? 1 : 0))), [R, N]),
-});
+};
+if (inp.K) feeds.cand_feat = new ort.Tensor('float32', Float32Array.from(inp.cand_feat), [R, N, inp.K]);
+const d = await dec.run(feeds);
 const arr = (t) => Array.from(t.data, (v) => (Number.isFinite(v) ? v : null));
 const meta = enc.handler && enc.handler.metadata ? enc.handler.metadata : undefined;
 console.log(JSON.stringify({
