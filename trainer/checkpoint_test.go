@@ -206,6 +206,57 @@ func TestRenderCurveImitation(t *testing.T) {
 	}
 }
 
+// TestRenderCurveMixedStages: an imitation stage joined with a REINFORCE
+// stage draws the label loss of the imitation steps only, not their zero
+// rewards.
+func TestRenderCurveMixedStages(t *testing.T) {
+	var im, rl []Record
+	for s := 1; s <= 30; s++ {
+		im = append(im, Record{Kind: KindTrain, Step: s, StepNLL: 0.5 + 1/float64(s), Length: 5})
+		rl = append(rl, Record{Kind: KindTrain, Step: s, Reward: -5.5, PenCost: 5.5, Length: 5.4})
+	}
+	recs, starts := JoinStages(im, rl)
+	ps := panels(recs)
+	if ps[0].title != "imitation loss" || len(ps[0].series) != 1 || len(ps[0].series[0].pts) != 30 {
+		t.Fatalf("first panel %q with %d series", ps[0].title, len(ps[0].series))
+	}
+	for _, p := range ps[0].series[0].pts {
+		if p.Y == 0 {
+			t.Fatalf("the label loss panel holds a zero at step %v", p.X)
+		}
+	}
+	if _, err := RenderCurve(recs, starts...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRenderComparison draws two panels of two runs each, the x axis in
+// tours seen; a run without validations is an error.
+func TestRenderComparison(t *testing.T) {
+	run := func(obj float64) []Record {
+		var r []Record
+		for s := 0; s <= 100; s += 25 {
+			r = append(r, Record{Kind: KindVal, Step: s, Val: &ValMetrics{Instances: 8, Obj: obj - float64(s)/100}})
+		}
+		return r
+	}
+	g := []CompareGroup{{Title: "TSPTW-50 easy", ToursPerStep: 128, Runs: []CompareRun{{"pomo", run(8)}, {"keys", run(7.8)}}},
+		{Title: "TSPDL-50 hard", ToursPerStep: 128, Runs: []CompareRun{{"pomo", run(14)}, {"keys", run(13.5)}}}}
+	svg, err := RenderComparison(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"TSPTW-50 easy", "TSPDL-50 hard", "label tours seen", "keys", "10000"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("picture lacks %q", want)
+		}
+	}
+	g[1].Runs[1].Recs = []Record{{Kind: KindTrain, Step: 1}}
+	if _, err := RenderComparison(g); err == nil || !strings.Contains(err.Error(), "keys") {
+		t.Fatalf("err = %v, want one naming the run without validations", err)
+	}
+}
+
 func TestReplayBatch_Fill(t *testing.T) {
 	inst := &lazymask.Instance{Problem: lazymask.TSPTW, N: 3, Scale: 1, X: []float64{0, 0, 1}, Y: []float64{0, 1, 1},
 		Early: []float64{0, 0, 0}, Late: []float64{4, 2, 3}, Service: make([]float64, 3)}

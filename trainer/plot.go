@@ -41,14 +41,18 @@ type curveSeries struct {
 // validation gap or objective.
 func panels(recs []Record) []curvePanel {
 	var reward, nll, pen, length, infTrain, solInf, instInf, gap, obj plotter.XYs
-	hasGap, hasReward := false, false
+	hasGap := false
 	for _, r := range recs {
 		x := float64(r.Step)
 		switch r.Kind {
 		case KindTrain:
-			reward = append(reward, plotter.XY{X: x, Y: r.Reward})
-			nll = append(nll, plotter.XY{X: x, Y: r.StepNLL})
-			hasReward = hasReward || r.Reward != 0
+			// An imitation step has a label NLL; a REINFORCE step has
+			// none, and a reward (its Ψ is in the second panel either way).
+			if r.StepNLL != 0 {
+				nll = append(nll, plotter.XY{X: x, Y: r.StepNLL})
+			} else {
+				reward = append(reward, plotter.XY{X: x, Y: r.Reward})
+			}
 			if r.PenCost != 0 {
 				pen = append(pen, plotter.XY{X: x, Y: r.PenCost})
 			}
@@ -71,7 +75,7 @@ func panels(recs []Record) []curvePanel {
 	orange := color.RGBA{R: 255, G: 127, B: 14, A: 255}
 	green := color.RGBA{R: 44, G: 160, B: 44, A: 255}
 	first := curvePanel{title: "training reward", ylabel: "mean −Ψ", series: []curveSeries{{"reward", reward, blue, true}}}
-	if !hasReward {
+	if len(nll) > 0 {
 		first = curvePanel{title: "imitation loss", ylabel: "NLL per step", series: []curveSeries{{"label NLL", nll, blue, true}}}
 	}
 	last := curvePanel{title: "validation objective (greedy ×8)", ylabel: "mean best length",
@@ -290,4 +294,91 @@ func WriteCurve(dir string, recs []Record) error {
 		return err
 	}
 	return atomicfile.WriteFile(filepath.Join(dir, CurveFile), svg)
+}
+
+// CompareRun is one run of a comparison: its name and metrics records.
+type CompareRun struct {
+	Name string
+	Recs []Record
+}
+
+// CompareGroup is one panel of a comparison: runs trained alike (the same
+// labels, steps and batch), whose validation objective is drawn against
+// the label tours seen (step × toursPerStep).
+type CompareGroup struct {
+	Title        string
+	ToursPerStep int
+	Runs         []CompareRun
+}
+
+// RenderComparison draws one panel per group, side by side, with the
+// validation objective (greedy ×8) of each run against the tours seen.
+func RenderComparison(groups []CompareGroup) ([]byte, error) {
+	palette := []color.Color{color.RGBA{R: 31, G: 119, B: 180, A: 255}, color.RGBA{R: 255, G: 127, B: 14, A: 255},
+		color.RGBA{R: 44, G: 160, B: 44, A: 255}, color.RGBA{R: 214, G: 39, B: 40, A: 255},
+		color.RGBA{R: 148, G: 103, B: 189, A: 255}, color.RGBA{R: 140, G: 86, B: 75, A: 255},
+		color.RGBA{R: 227, G: 119, B: 194, A: 255}, color.RGBA{R: 127, G: 127, B: 127, A: 255}}
+	if len(groups) == 0 {
+		return nil, fmt.Errorf("comparison: no groups")
+	}
+	row := make([]*plot.Plot, len(groups))
+	legends := make([]plot.Legend, len(groups))
+	for k, g := range groups {
+		p := plot.New()
+		p.Title.Text = g.Title
+		p.X.Label.Text = "label tours seen"
+		p.Y.Label.Text = "validation objective (greedy ×8)"
+		p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
+		p.Add(plotter.NewGrid())
+		leg := plot.NewLegend()
+		leg.Top, leg.Left = true, true
+		leg.TextStyle.Font.Size = vg.Points(9)
+		leg.ThumbnailWidth = vg.Points(14)
+		var drawn []curveSeries
+		for i, run := range g.Runs {
+			var pts plotter.XYs
+			for _, r := range run.Recs {
+				if r.Kind == KindVal && r.Val != nil {
+					pts = append(pts, plotter.XY{X: float64(r.Step * g.ToursPerStep), Y: r.Val.Obj})
+				}
+			}
+			if len(pts) == 0 {
+				return nil, fmt.Errorf("comparison %s: run %s has no validation records", g.Title, run.Name)
+			}
+			clr := palette[i%len(palette)]
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return nil, fmt.Errorf("comparison %s: %w", run.Name, err)
+			}
+			l.Color, l.Width = clr, vg.Points(1.6)
+			sc, err := plotter.NewScatter(pts)
+			if err != nil {
+				return nil, fmt.Errorf("comparison %s: %w", run.Name, err)
+			}
+			sc.Color, sc.Radius = clr, vg.Points(2)
+			p.Add(l, sc)
+			leg.Add(run.Name, l)
+			drawn = append(drawn, curveSeries{name: run.Name, pts: pts})
+		}
+		if lo, hi, ok := valueRange(drawn); ok {
+			span := math.Max(hi-lo, 1e-3)
+			p.Y.Min, p.Y.Max = lo-0.06*span, hi+0.06*span
+		}
+		row[k], legends[k] = p, leg
+	}
+	c := vgsvg.New(vg.Length(len(groups))*6.5*vg.Inch, 4.5*vg.Inch)
+	dc := draw.New(c)
+	tiles := draw.Tiles{Rows: 1, Cols: len(groups), PadX: vg.Millimeter * 6, PadTop: vg.Millimeter * 2,
+		PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	canv := plot.Align([][]*plot.Plot{row}, tiles, dc)
+	for j := range row {
+		cv := canv[0][j]
+		row[j].Draw(draw.Crop(cv, 0, -legendWidth, 0, 0))
+		legends[j].Draw(draw.Crop(cv, cv.Max.X-cv.Min.X-legendWidth+vg.Millimeter*2, 0, 0, -vg.Millimeter*6))
+	}
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("comparison: %w", err)
+	}
+	return b.Bytes(), nil
 }

@@ -29,7 +29,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand: true,
 		Flags:           trainFlags(),
 		Action:          func(c *cli.Context) error { return trainAction(c, stdout, stderr) },
-		Commands:        []*cli.Command{exportCommand(stdout), averageCommand(stdout), growCommand(stdout), curveCommand(stdout), benchCommand(stdout, stderr)},
+		Commands:        []*cli.Command{exportCommand(stdout), averageCommand(stdout), growCommand(stdout), curveCommand(stdout), compareCommand(stdout), benchCommand(stdout, stderr)},
 	})
 }
 

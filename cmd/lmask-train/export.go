@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/trainer"
 )
@@ -186,6 +187,57 @@ func curveCommand(stdout io.Writer) *cli.Command {
 				what = "1 stage"
 			}
 			fmt.Fprintf(stdout, "wrote %s (%s, %d steps)\n", c.String("out"), what, recs[len(recs)-1].Step)
+			return nil
+		},
+	}
+}
+
+// compareCommand draws the validation curves of runs side by side: one
+// panel per --group, each naming its runs as LABEL=RUNDIR.
+func compareCommand(stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "draw the validation objective of runs trained alike against the label tours seen, one panel per group (an SVG picture)",
+		UsageText: "lmask-train compare --out pilot.svg --tours-per-step 128 --group 'TITLE:LABEL=RUNDIR,LABEL=RUNDIR' [--group ...]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Required: true, Usage: "SVG file to write"},
+			&cli.IntFlag{Name: "tours-per-step", Required: true, Usage: "label tours per training step (--imitate-batch of the runs)"},
+			&cli.StringSliceFlag{Name: "group", Required: true, Usage: "a panel: TITLE:LABEL=RUNDIR,LABEL=RUNDIR,..."},
+		},
+		Action: func(c *cli.Context) error {
+			var groups []trainer.CompareGroup
+			var dirs []string
+			for _, spec := range c.StringSlice("group") {
+				title, runs, ok := strings.Cut(spec, ":")
+				if !ok || runs == "" {
+					return cliapp.Usagef("--group %q: want TITLE:LABEL=RUNDIR,...", spec)
+				}
+				g := trainer.CompareGroup{Title: title, ToursPerStep: c.Int("tours-per-step")}
+				for _, run := range strings.Split(runs, ",") {
+					label, dir, ok := strings.Cut(run, "=")
+					if !ok {
+						return cliapp.Usagef("--group %q: run %q is not LABEL=RUNDIR", spec, run)
+					}
+					recs, err := trainer.ReadMetrics(dir)
+					if err != nil {
+						return err
+					}
+					g.Runs = append(g.Runs, trainer.CompareRun{Name: label, Recs: recs})
+					dirs = append(dirs, dir)
+				}
+				groups = append(groups, g)
+			}
+			if err := checkCurveOut(c.String("out"), dirs); err != nil {
+				return fmt.Errorf("compare: %w", err)
+			}
+			svg, err := trainer.RenderComparison(groups)
+			if err != nil {
+				return err
+			}
+			if err := atomicfile.WriteFile(c.String("out"), svg); err != nil {
+				return fmt.Errorf("compare: %w", err)
+			}
+			fmt.Fprintf(stdout, "wrote %s (%d panels)\n", c.String("out"), len(groups))
 			return nil
 		},
 	}
