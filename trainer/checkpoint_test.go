@@ -246,7 +246,7 @@ func TestRenderComparison(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"TSPTW-50 easy", "TSPDL-50 hard", "label tours seen", "keys", "10000"} {
+	for _, want := range []string{"TSPTW-50 easy", "TSPDL-50 hard", "label tours seen", "keys", ">12000<"} {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("picture lacks %q", want)
 		}
