@@ -152,10 +152,8 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("init-from: %w", err)
 		}
-		a, b := mc, cfg.Model
-		a.TrainSize, a.Hardness = b.TrainSize, b.Hardness // architecture only
-		if a != b {
-			return nil, fmt.Errorf("init-from %s: model sizes %+v differ from this run's %+v", opt.InitFrom, mc, cfg.Model)
+		if err := warmFits(mc, cfg.Model); err != nil {
+			return nil, fmt.Errorf("init-from %s: %w", opt.InitFrom, err)
 		}
 		warmModel = w
 		cfg.Warm = &WarmStart{Checkpoint: opt.InitFrom, Model: true, Problem: mc.Problem, Size: mc.TrainSize, Hardness: mc.Hardness}
@@ -167,10 +165,8 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		if warm, err = ReadCheckpoint(opt.InitFrom); err != nil {
 			return nil, fmt.Errorf("init-from: %w", err)
 		}
-		a, b := warm.Config.Model, cfg.Model
-		a.TrainSize, a.Hardness = b.TrainSize, b.Hardness // architecture only
-		if a != b {
-			return nil, fmt.Errorf("init-from %s: model sizes %+v differ from this run's %+v", warm.Path, warm.Config.Model, cfg.Model)
+		if err := warmFits(warm.Config.Model, cfg.Model); err != nil {
+			return nil, fmt.Errorf("init-from %s: %w", warm.Path, err)
 		}
 		cfg.Warm = &WarmStart{Checkpoint: warm.Path, Problem: warm.Config.Problem, Size: warm.Config.Size,
 			Hardness: warm.Config.Hardness, Step: warm.Step, InstancesSeen: warm.InstancesSeen, WallSeconds: warm.WallSeconds}
@@ -242,7 +238,10 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		fmt.Fprintf(opt.Log, "resumed %s at step %d of %d\n", ck.Path, ck.Step, cfg.Steps)
 	}
 	if warm != nil {
-		w, err := warm.Weights(cfg.Model.Specs())
+		w, err := warm.Weights(warm.Config.Model.Specs())
+		if err == nil {
+			w, err = carryWeights(m, w)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("init-from: %w", err)
 		}
@@ -256,7 +255,11 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		t.pickLabels(len(labels.Insts))
 	}
 	if warmModel != nil {
-		if err := m.SetWeights(warmModel); err != nil {
+		w, err := carryWeights(m, warmModel)
+		if err != nil {
+			return nil, fmt.Errorf("init-from %s: %w", opt.InitFrom, err)
+		}
+		if err := m.SetWeights(w); err != nil {
 			return nil, fmt.Errorf("init-from %s: %w", opt.InitFrom, err)
 		}
 		fmt.Fprintf(opt.Log, "weights from the model directory %s\n", opt.InitFrom)
@@ -545,6 +548,39 @@ func InitSizes(path string) (features.Config, error) {
 		return features.Config{}, err
 	}
 	return ck.Config.Model, nil
+}
+
+// warmFits reports whether a run of model config to can start from the
+// weights of a model of config from: the same encoder and sizes, and a
+// decoder that keeps every block of from's (a format-1 model can start a
+// format-2 run, whose new blocks start where they add nothing).
+func warmFits(from, to features.Config) error {
+	a, b := from, to
+	a.TrainSize, a.Hardness = b.TrainSize, b.Hardness // architecture only
+	a.Format, a.ReLD, a.Cand = b.Format, b.ReLD, b.Cand
+	if a != b {
+		return fmt.Errorf("model sizes %+v differ from this run's %+v", from, to)
+	}
+	if from.ReLD && !to.ReLD || from.Cand != features.CandNone && from.Cand != to.Cand {
+		return fmt.Errorf("the model's decoder (reld %v, cand %q) has blocks this run's (reld %v, cand %q) would drop",
+			from.ReLD, from.Cand, to.ReLD, to.Cand)
+	}
+	return nil
+}
+
+// carryWeights returns w completed with m's fresh weights for the
+// parameters w lacks (the blocks a format-2 decoder adds).
+func carryWeights(m *models.Model, w features.Weights) (features.Weights, error) {
+	fresh, err := m.Weights()
+	if err != nil {
+		return nil, err
+	}
+	for name, t := range fresh {
+		if _, ok := w[name]; !ok {
+			w[name] = t
+		}
+	}
+	return w, nil
 }
 
 // isModelDir reports whether path is an exported model directory (its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -454,6 +455,59 @@ func TestTrain_InitFromModelDirectory(t *testing.T) {
 	bad.Model.DModel = 32
 	if _, err := New(bad, Options{Dir: t.TempDir(), InitFrom: model}); err == nil || !strings.Contains(err.Error(), "model sizes") {
 		t.Errorf("mismatched sizes: err %v", err)
+	}
+}
+
+// TestTrain_InitFromFormat1IntoFormat2: a format-1 checkpoint starts a
+// format-2 run with candidate features: every format-1 weight comes over,
+// and the new blocks start where they add nothing, so the first greedy
+// tours are the format-1 model's (ReLD's residual q changes the glimpse,
+// so a ReLD run only trains on from them); a format-2 source refuses a
+// run that would drop its blocks.
+func TestTrain_InitFromFormat1IntoFormat2(t *testing.T) {
+	src := tinyConfig(t, 3)
+	dirA := t.TempDir()
+	a := trainRun(t, src, Options{Dir: dirA})
+	wa := weightsOf(t, a)
+	cfg := tinyConfig(t, 2)
+	cfg.Model = cfg.Model.WithDecoder(false, features.CandBoth)
+	dirB := t.TempDir()
+	b, err := New(cfg, Options{Dir: dirB, InitFrom: dirA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb := weightsOf(t, b)
+	for name, ta := range wa {
+		for i := range ta.Data {
+			if ta.Data[i] != wb[name].Data[i] {
+				t.Fatalf("%s[%d]: source %v, warm start %v", name, i, ta.Data[i], wb[name].Data[i])
+			}
+		}
+	}
+	insts := generate(t, lazymask.TSPTW, cfg.Size, cfg.Hardness, 6, 91)
+	dc := lazymask.Config{Budget: 20, Greedy: true}
+	ta, err := lazymask.Decode(a.Model().Policy(), insts, 1, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := lazymask.Decode(b.Model().Policy(), insts, 1, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ta {
+		if fmt.Sprint(ta[i].Tour) != fmt.Sprint(tb[i].Tour) {
+			t.Fatalf("instance %d: format 1 decodes %v, the warm format-2 model %v", i, ta[i].Tour, tb[i].Tour)
+		}
+	}
+	if _, err := b.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	reld := tinyConfig(t, 2)
+	reld.Model = reld.Model.WithDecoder(true, features.CandBoth)
+	trainRun(t, reld, Options{Dir: t.TempDir(), InitFrom: dirB})
+	back := tinyConfig(t, 2)
+	if _, err := New(back, Options{Dir: t.TempDir(), InitFrom: dirB}); err == nil || !strings.Contains(err.Error(), "would drop") {
+		t.Fatalf("format 2 into format 1: err %v, want a refusal", err)
 	}
 }
 

@@ -273,5 +273,13 @@ func adoptInitSizes(c *cli.Context, m *features.Config, initFrom string) error {
 	if !c.IsSet("rie") {
 		m.RIE = sz.RIE
 	}
+	reld, cand := m.ReLD, m.Cand
+	if !c.IsSet("decoder") {
+		reld = sz.ReLD
+	}
+	if !c.IsSet("cand") {
+		cand = sz.Cand
+	}
+	*m = m.WithDecoder(reld, cand)
 	return nil
 }
