@@ -84,3 +84,60 @@ func BenchmarkDecoderStep(b *testing.B) {
 		p.Close()
 	}
 }
+
+// BenchmarkGreedyFormats decodes TSPTW-50 instances greedily under all 8
+// transforms (budget 100, as the paper's easy sets) with the reference-size
+// model (6 layers, random weights) in format 1 and in each format-2
+// decoder, one after the other on the same instances, and reports the time
+// per instance, the ratio to format 1 and the share spent building the
+// candidate features. The ratios compare within one run; the machine's
+// speed varies between runs.
+func BenchmarkGreedyFormats(b *testing.B) {
+	if err := Available(); err != nil {
+		b.Skipf("onnxruntime not available (set %s): %v", LibraryEnv, err)
+	}
+	base := features.DefaultConfig(lazymask.TSPTW)
+	base.TrainSize = 50
+	var augs []*lazymask.Instance
+	for _, in := range randomInstances(lazymask.TSPTW, 64, 50, 5) {
+		for k := 0; k < lazymask.NumAugment; k++ {
+			augs = append(augs, lazymask.Augment(in, k))
+		}
+	}
+	var first float64
+	for _, v := range []struct {
+		name string
+		reld bool
+		cand string
+	}{{"format1", false, ""}, {"reld", true, ""}, {"bias", false, features.CandBias}, {"keys", false, features.CandKeys},
+		{"both", false, features.CandBoth}, {"reld+both", true, features.CandBoth}} {
+		cfg := base.WithDecoder(v.reld, v.cand)
+		dir := b.TempDir()
+		if err := onnx.ExportDir(dir, cfg, features.DenseRandomWeights(cfg, 1)); err != nil {
+			b.Fatal(err)
+		}
+		e, err := Open(dir, Options{Threads: 1, Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(v.name, func(b *testing.B) {
+			p := e.NewPolicy()
+			defer p.Close()
+			for i := 0; i < b.N; i++ {
+				if _, err := lazymask.Decode(p, augs, 1, lazymask.Config{Budget: 100, Greedy: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ms := float64(b.Elapsed().Microseconds()) / 1e3 / float64(b.N*len(augs)/lazymask.NumAugment)
+			if v.name == "format1" {
+				first = ms
+			}
+			b.ReportMetric(ms, "ms/inst")
+			if first > 0 {
+				b.ReportMetric(ms/first, "×format1")
+			}
+			b.ReportMetric(100*p.Timing.Features.Seconds()/b.Elapsed().Seconds(), "%features")
+		})
+		e.Close()
+	}
+}

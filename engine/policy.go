@@ -20,6 +20,7 @@ const DefaultEncodeChunk = 16
 type Timing struct {
 	Encoder    time.Duration // encoder.onnx runs (Begin)
 	Decoder    time.Duration // decoder.onnx runs (Scores), input building included
+	Features   time.Duration // of Decoder: building the candidate features (format 2)
 	Encoded    int           // instances encoded
 	Rows       int64         // decoder rows scored
 	DecodeRuns int           // decoder.onnx runs
@@ -29,6 +30,7 @@ type Timing struct {
 func (t *Timing) Add(o Timing) {
 	t.Encoder += o.Encoder
 	t.Decoder += o.Decoder
+	t.Features += o.Features
 	t.Encoded += o.Encoded
 	t.Rows += o.Rows
 	t.DecodeRuns += o.DecodeRuns
@@ -210,7 +212,9 @@ func (p *Policy) Scores(sb *lazymask.StepBatch, out []float32) error {
 	inputs := p.inputs[:8]
 	if k := p.e.cfg.CandWidth(); k > 0 {
 		p.candFeat = grow(p.candFeat, r*n*k)
+		fs := time.Now()
 		features.BatchCandFeatures(p.candFeat, sb, p.insts, p.sigmas)
+		p.Timing.Features += time.Since(fs)
 		if p.inputs[8], err = ort.NewTensor(ort.NewShape(R, N, int64(k)), p.candFeat); err != nil {
 			return fmt.Errorf("scores: %s: %w", features.InCandFeat, err)
 		}
