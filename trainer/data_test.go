@@ -174,6 +174,10 @@ func TestTrainData(t *testing.T) {
 	if err != nil || vm.Instances != 10 || vm.InstInfeasible < 0 || vm.InstInfeasible > 1 {
 		t.Fatalf("mixed-size validation: %+v, %v", vm, err)
 	}
+	if card := string(ModelCard(State{Config: tr.Config()})); !strings.Contains(card, "| train data | instance files a.parquet (24 rows, sha256 ") ||
+		!strings.Contains(card, "N = [10 12] nodes") {
+		t.Errorf("model card does not name the train data:\n%s", card)
+	}
 	if err := tr.Checkpoint(); err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return cliapp.Prepare(&cli.App{
 		Name:      "lmask-train",
 		Usage:     "train a LazyMask policy for TSPTW / TSPDL with REINFORCE",
-		UsageText: "lmask-train --problem tsptw|tspdl --size N --hardness H --out DIR [options]\n   lmask-train export --checkpoint DIR --out MODELDIR\n   lmask-train bench [options]",
+		UsageText: "lmask-train --problem tsptw|tspdl --size N --hardness H --out DIR [options]\n   lmask-train --train-data F.parquet[,F2...] [--val-split S] --out DIR [options]\n   lmask-train export --checkpoint DIR --out MODELDIR\n   lmask-train bench [options]",
 		Version:   Version,
 		Writer:    stdout, ErrWriter: stderr,
 		HideHelpCommand: true,
