@@ -98,9 +98,9 @@ type Trainer struct {
 	model  *models.Model
 	policy lazymask.Policy
 	// pipes holds max(1, Options.Pipelines) policies, policy first.
-	pipes  []lazymask.Policy
-	step   *stepGraph
-	dec    *lazymask.Decoder
+	pipes []lazymask.Policy
+	step  *stepGraph
+	dec   *lazymask.Decoder
 	// rb and rl are the step's replay batches (rl: the rollouts or DAgger
 	// states of a run that mixes them into imitation), taken from rbs and
 	// rls, which hold one per size.
@@ -108,10 +108,12 @@ type Trainer struct {
 	rbs, rls map[int]*ReplayBatch
 	train    *TrainSet // the run's instance files, nil: the generator
 	val      *ValSet
-	log    *MetricsLog
-	labels *datasets.Labels
-	picker interface{ pick(done, count int) (idx, aug []int) }
-	next   *labelBatch // the next imitation step's labels, being replayed
+	log      *MetricsLog
+	labels   *datasets.Labels
+	picker   interface {
+		pick(done, count int) (idx, aug []int)
+	}
+	next *labelBatch // the next imitation step's labels, being replayed
 
 	pcg     *rand.PCG
 	rng     *rand.Rand

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -112,7 +114,9 @@ func configFromFlags(c *cli.Context) (trainer.Config, *datasets.InstanceFiles, e
 		src.Imitate = strings.Split(v, ",")
 	}
 	cfg, err := trainer.BaseConfig(src)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, nil, err // a missing label set: a failure, not a usage error
+	} else if err != nil {
 		return cfg, nil, cliapp.Usage(err)
 	}
 	cfg.ValSplit = c.Float64("val-split")

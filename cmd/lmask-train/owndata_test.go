@@ -108,6 +108,10 @@ func TestOwnData(t *testing.T) {
 	if err != nil || ck.LastVal == nil || ck.LastVal.Instances != 10 || ck.Config.Size != 15 || ck.Config.Hardness != "" {
 		t.Fatalf("checkpoint %+v, %v; want the last validation over the 10 split instances, size 15", ck, err)
 	}
+	args = append([]string{"lmask-train", "--imitate", filepath.Join(dir, "none"), "--out", filepath.Join(dir, "x")}, tiny...)
+	if err := run(context.Background(), args, &stdout, &stderr); cliapp.ExitCode(err) != cliapp.ExitFailure || !strings.Contains(err.Error(), "none") {
+		t.Errorf("a missing label set: %v, want a failure naming it", err)
+	}
 	for _, extra := range [][]string{{"--size", "10"}, {"--problem", "tspdl"}, {"--hardness", "hard"}, {"--val-split", "1.5"}} {
 		args := append([]string{"lmask-train", "--train-data", a, "--train-data", b, "--out", filepath.Join(dir, "x")}, append(tiny, extra...)...)
 		if err := run(context.Background(), args, &stdout, &stderr); cliapp.ExitCode(err) != cliapp.ExitUsage {
