@@ -172,3 +172,33 @@ func TestShardsMerge(t *testing.T) {
 		t.Fatalf("another set's part: %v", err)
 	}
 }
+
+// TestShardsShareFolder: shards started together in one folder (a shared
+// volume) each write the manifest and their chunks; the checked set is the
+// set one run writes.
+func TestShardsShareFolder(t *testing.T) {
+	in := t.TempDir()
+	a := writeGenerated(t, in, "a.parquet", lazymask.TSPTW, 10, 30, 4)
+	whole, shared := t.TempDir(), filepath.Join(t.TempDir(), "set")
+	if _, err := fileSet(t, whole, []string{a}, Shard{}); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 3)
+	for i := 0; i < 3; i++ {
+		go func() {
+			_, err := fileSet(t, shared, []string{a}, Shard{i, 3})
+			errs <- err
+		}()
+	}
+	for i := 0; i < 3; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, err := Merge(shared, []string{shared}, 0); err != nil || r.Chunks != 5 || r.Copied != 0 {
+		t.Fatalf("check in place: %+v, %v", r, err)
+	}
+	if !reflect.DeepEqual(files(t, shared), files(t, whole)) {
+		t.Fatal("the shards' shared folder differs from one run's set")
+	}
+}

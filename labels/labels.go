@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lmask/lmask/datasets"
@@ -130,14 +131,31 @@ func Open(dir string, want datasets.LabelSpec) (datasets.LabelSpec, error) {
 		return have, nil
 	}
 	if _, statErr := os.Stat(dir); statErr == nil {
-		if ents, _ := os.ReadDir(dir); len(ents) > 0 {
-			return want, fmt.Errorf("%s is not empty and holds no %s: not a label set", dir, datasets.LabelManifest)
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			// Hidden names are temporary files, e.g. another shard's manifest
+			// being written into a shared folder.
+			if !strings.HasPrefix(e.Name(), ".") {
+				return want, fmt.Errorf("%s is not empty and holds no %s: not a label set", dir, datasets.LabelManifest)
+			}
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return want, err
 	}
-	return want, datasets.WriteLabelSpec(dir, want)
+	if err := datasets.WriteLabelSpec(dir, want); err != nil {
+		return want, err
+	}
+	// Shards starting together in one folder each write the manifest; a
+	// shard asked for another set finds out here.
+	have, err = datasets.ReadLabelSpec(dir)
+	if err != nil {
+		return want, err
+	}
+	if err := sameSet(have, want); err != nil {
+		return have, fmt.Errorf("label set %s: %w (another run made it at the same time)", dir, err)
+	}
+	return want, nil
 }
 
 // sameSet returns nil when a set made with spec want would be the set
