@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +18,8 @@ import (
 
 // TestOwnData: your own instances end to end at a tiny size. Two files of
 // sizes 10 and 15 (the datasets writer) are labelled as one set
-// (package labels, as lmask-data label --instances does), imitated for a
+// (package labels, as lmask-data label --instances does; twice, the same
+// bytes), imitated for a
 // few steps with --imitate and trained a few REINFORCE steps with
 // --train-data and a validation split: every label passes the checker,
 // every step's batch holds one size and both sizes occur, the losses are
@@ -38,15 +40,29 @@ func TestOwnData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := filepath.Join(dir, "labels")
-	spec := labels.FileSpec(files, 1, 16)
-	spec.Search = "Random-L ×4"
-	if _, err := labels.Open(set, spec); err != nil {
-		t.Fatal(err)
+	label := func(set string) {
+		t.Helper()
+		spec := labels.FileSpec(files, 1, 16)
+		spec.Search = "Random-L ×4"
+		if _, err := labels.Open(set, spec); err != nil {
+			t.Fatal(err)
+		}
+		bl := &labels.Builder{Dir: set, Spec: spec, Files: files, Starter: labels.RandomL{Samples: 4, Budget: 50, Seed: 1}, Search: labels.Search{Kicks: 2, MaxStarts: 2}}
+		if n, err := bl.Grow(context.Background(), 0); err != nil || n != 3 {
+			t.Fatalf("labelled %d chunks, %v; want 3", n, err)
+		}
 	}
-	bl := &labels.Builder{Dir: set, Spec: spec, Files: files, Starter: labels.RandomL{Samples: 4, Budget: 50, Seed: 1}, Search: labels.Search{Kicks: 2, MaxStarts: 2}}
-	if n, err := bl.Grow(context.Background(), 0); err != nil || n != 3 {
-		t.Fatalf("labelled %d chunks, %v; want 3", n, err)
+	set, again := filepath.Join(dir, "labels"), filepath.Join(dir, "labels-again")
+	label(set)
+	label(again)
+	for c := 0; c < 3; c++ {
+		_, x := datasets.LabelChunkPaths(set, c)
+		_, y := datasets.LabelChunkPaths(again, c)
+		bx, err1 := os.ReadFile(x)
+		by, err2 := os.ReadFile(y)
+		if err1 != nil || err2 != nil || !bytes.Equal(bx, by) {
+			t.Fatalf("chunk %d: two labelling runs differ (%v, %v)", c, err1, err2)
+		}
 	}
 	l, err := datasets.ReadLabels(set, 0)
 	if err != nil {
