@@ -33,6 +33,10 @@ demo: build
 imitate set labels="10000" steps="3000" rounds="0":
     bash scripts/imitate.sh {{set}} {{labels}} {{steps}} {{rounds}}
 
+# One network for a range of sizes (generated files per size, labels, imitation, optional REINFORCE), under work/mixed
+mixed-sizes problem="tsptw" hardness="medium" sizes="20 30 40 50 60 70 80 90 100 110 120 130 140 150" per="1000" steps="3000" rl="0":
+    bash scripts/mixed-sizes.sh {{problem}} {{hardness}} "{{sizes}}" {{per}} {{steps}} {{rl}}
+
 # Evaluate the shipped models on the paper's test sets (../shared): greedy ×8, the paper's budgets.
 eval-paper limit="10000" *flags="":
     bash scripts/eval-paper.sh {{limit}} {{flags}}

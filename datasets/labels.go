@@ -54,6 +54,13 @@ type LabelSpec struct {
 	// positions) that the search completed; imitation learns the steps
 	// after the prefix, the states the model reaches itself (DAgger).
 	Prefixes bool `json:"prefixes,omitempty"`
+	// Files, for a set of given instances (not generated), are the
+	// instance files in order: chunk i holds the rows ChunkSize·i to
+	// ChunkSize·(i+1) − 1 of their concatenation, so a chunk may hold
+	// several sizes. Sizes lists the distinct sizes; Size is the one size,
+	// or 0 where they differ. Hardness and GeneratorVersion are empty.
+	Files []FileStamp `json:"files,omitempty"`
+	Sizes []int       `json:"sizes,omitempty"`
 	// Rounds records each relabelling round (self-improvement) in order.
 	Rounds []LabelRound `json:"rounds,omitempty"`
 	// Pending is a relabelling round that was interrupted; the next one
@@ -152,6 +159,9 @@ func LabelChunks(dir string) ([]int, error) {
 // its manifest, or nil when they can: every chunk then needs only its
 // solutions file, which is a tenth of the size (for moving a set).
 func (s LabelSpec) Regenerable() error {
+	if len(s.Files) > 0 {
+		return fmt.Errorf("its instances come from %d instance files, not from the generator", len(s.Files))
+	}
 	if s.Keep != "" {
 		return fmt.Errorf("its chunks keep only the instances a model failed on (keep %q), which the generator alone does not redraw", s.Keep)
 	}
@@ -276,8 +286,9 @@ func ReadLabels(dir string, limit int) (*Labels, error) {
 	return l, nil
 }
 
-// ReadLabelSets reads several label sets of one problem and size as one
-// (at most limit instances in all when limit > 0), in the order given.
+// ReadLabelSets reads several label sets of one problem as one (at most
+// limit instances in all when limit > 0), in the order given; their sizes
+// may differ (the trainer batches each size apart).
 func ReadLabelSets(dirs []string, limit int) (*Labels, error) {
 	var all *Labels
 	for _, dir := range dirs {
@@ -295,9 +306,12 @@ func ReadLabelSets(dirs []string, limit int) (*Labels, error) {
 			all = l
 			continue
 		}
-		if l.Spec.Problem != all.Spec.Problem || l.Spec.Size != all.Spec.Size {
-			return nil, fmt.Errorf("label set %s holds %s instances of size %d, %s holds %s of size %d: one run imitates one problem and size",
-				dir, l.Spec.Problem, l.Spec.Size, dirs[0], all.Spec.Problem, all.Spec.Size)
+		if l.Spec.Problem != all.Spec.Problem {
+			return nil, fmt.Errorf("label set %s holds %s instances, %s holds %s: one run imitates one problem",
+				dir, l.Spec.Problem, dirs[0], all.Spec.Problem)
+		}
+		if l.Spec.Size != all.Spec.Size {
+			all.Spec.Size = 0 // sizes differ
 		}
 		all.Insts, all.Tours, all.Costs = append(all.Insts, l.Insts...), append(all.Tours, l.Tours...), append(all.Costs, l.Costs...)
 		all.Fixed = append(all.Fixed, l.Fixed...)

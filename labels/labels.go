@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lmask/lmask/datasets"
@@ -104,6 +105,13 @@ type Builder struct {
 	Progress Progress
 	// Log receives a line per chunk written (nil: none).
 	Log func(format string, args ...any)
+	// Files, when set, are the given instances the set labels (its spec
+	// records their stamps); nil: the generator draws them.
+	Files *datasets.InstanceFiles
+	// Shard, when it splits the chunks (Count > 1), limits Grow to the
+	// chunks i with i mod Count = Index, so that several machines grow one
+	// set (Merge joins or checks their chunks).
+	Shard Shard
 	// Decodes is the number of start tours the starter decodes per
 	// instance; with Keep failed, an instance served fewer (a decode that
 	// ended without a complete tour) counts as failed.
@@ -111,37 +119,70 @@ type Builder struct {
 }
 
 // Open returns the set's spec: the manifest of an existing set in dir
-// (which must agree with want on problem, size, hardness, seed and chunk
-// size), or want itself for a new one, whose manifest it writes.
+// (which must agree with want on problem, size, hardness, seed, chunk
+// size and, for a set of given instances, the files and their content),
+// or want itself for a new one, whose manifest it writes.
 func Open(dir string, want datasets.LabelSpec) (datasets.LabelSpec, error) {
 	have, err := datasets.ReadLabelSpec(dir)
 	if err == nil {
-		if have.GeneratorVersion != want.GeneratorVersion {
-			return have, fmt.Errorf("label set %s was drawn by generator version %s, this program has version %s (use another folder)",
-				dir, have.GeneratorVersion, want.GeneratorVersion)
-		}
-		if have.Problem != want.Problem || have.Size != want.Size || have.Hardness != want.Hardness ||
-			have.Seed != want.Seed || have.ChunkSize != want.ChunkSize || have.Keep != want.Keep || have.Prefixes != want.Prefixes {
-			return have, fmt.Errorf("label set %s was made with problem %s, size %d, hardness %s, seed %d, chunk %d, keep %q, prefixes %v; "+
-				"this call asks for %s, %d, %s, %d, %d, %q, %v (use another folder)", dir, have.Problem, have.Size, have.Hardness,
-				have.Seed, have.ChunkSize, have.Keep, have.Prefixes, want.Problem, want.Size, want.Hardness, want.Seed, want.ChunkSize, want.Keep, want.Prefixes)
+		if err := sameSet(have, want); err != nil {
+			return have, fmt.Errorf("label set %s: %w (use another folder)", dir, err)
 		}
 		return have, nil
 	}
 	if _, statErr := os.Stat(dir); statErr == nil {
-		if ents, _ := os.ReadDir(dir); len(ents) > 0 {
-			return want, fmt.Errorf("%s is not empty and holds no %s: not a label set", dir, datasets.LabelManifest)
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			// Hidden names are temporary files, e.g. another shard's manifest
+			// being written into a shared folder.
+			if !strings.HasPrefix(e.Name(), ".") {
+				return want, fmt.Errorf("%s is not empty and holds no %s: not a label set", dir, datasets.LabelManifest)
+			}
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return want, err
 	}
-	return want, datasets.WriteLabelSpec(dir, want)
+	if err := datasets.WriteLabelSpec(dir, want); err != nil {
+		return want, err
+	}
+	// Shards starting together in one folder each write the manifest; a
+	// shard asked for another set finds out here.
+	have, err = datasets.ReadLabelSpec(dir)
+	if err != nil {
+		return want, err
+	}
+	if err := sameSet(have, want); err != nil {
+		return have, fmt.Errorf("label set %s: %w (another run made it at the same time)", dir, err)
+	}
+	return want, nil
+}
+
+// sameSet returns nil when a set made with spec want would be the set
+// have describes (its chunks then fit together), else why not.
+func sameSet(have, want datasets.LabelSpec) error {
+	if len(have.Files) > 0 || len(want.Files) > 0 {
+		if err := datasets.SameFiles(have.Files, want.Files); err != nil {
+			return fmt.Errorf("its instance files differ: %w", err)
+		}
+	} else if have.GeneratorVersion != want.GeneratorVersion {
+		return fmt.Errorf("it was drawn by generator version %s, this program has version %s",
+			have.GeneratorVersion, want.GeneratorVersion)
+	}
+	if have.Problem != want.Problem || have.Size != want.Size || have.Hardness != want.Hardness ||
+		have.Seed != want.Seed || have.ChunkSize != want.ChunkSize || have.Keep != want.Keep || have.Prefixes != want.Prefixes {
+		return fmt.Errorf("it was made with problem %s, size %d, hardness %s, seed %d, chunk %d, keep %q, prefixes %v; "+
+			"this call asks for %s, %d, %s, %d, %d, %q, %v", have.Problem, have.Size, have.Hardness,
+			have.Seed, have.ChunkSize, have.Keep, have.Prefixes, want.Problem, want.Size, want.Hardness, want.Seed, want.ChunkSize, want.Keep, want.Prefixes)
+	}
+	return nil
 }
 
 // Grow writes the missing chunks until the set holds at least count
-// instances. Existing chunks are kept as they are. It returns the number
-// of chunks written.
+// instances (a set of given instances: count ≤ 0 or beyond its files
+// means all of them). Existing chunks are kept as they are; with Shard,
+// only the shard's chunks are written. It returns the number of chunks
+// written.
 func (b *Builder) Grow(ctx context.Context, count int) (int, error) {
 	cs := b.Spec.ChunkSize
 	have, err := datasets.LabelChunks(b.Dir)
@@ -156,24 +197,23 @@ func (b *Builder) Grow(ctx context.Context, count int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if b.Files != nil && (count <= 0 || count > len(b.Files.Instances)) {
+		count = len(b.Files.Instances)
+	}
 	written, base := 0, 0
 	for c := 0; c*cs < count; c++ {
-		if exists[c] {
+		if exists[c] || !b.Shard.Owns(c) {
 			continue
 		}
 		if ctx.Err() != nil {
 			return written, ctx.Err()
 		}
 		start := time.Now()
-		gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: p, N: b.Spec.Size, Hardness: b.Spec.Hardness,
-			Seed: datasets.ChunkSeed(b.Spec.Seed, c)})
+		insts, meta, err := b.chunkInstances(p, c)
 		if err != nil {
 			return written, err
 		}
-		insts := make([]*lazymask.Instance, cs)
-		for i := range insts {
-			insts[i], _ = gen.Next()
-		}
+		drawn := len(insts)
 		starts, err := b.starts(ctx, insts)
 		if err != nil {
 			return written, fmt.Errorf("label chunk %d: %w", c, err)
@@ -189,8 +229,6 @@ func (b *Builder) Grow(ctx context.Context, count int) (int, error) {
 		if err != nil {
 			return written, fmt.Errorf("label chunk %d: %w", c, err)
 		}
-		meta := gen.Metadata()
-		meta.Source = "generator"
 		ip, sp := datasets.LabelChunkPaths(b.Dir, c)
 		if err := datasets.WriteInstances(ip, meta, insts, nil, datasets.WriterOptions{}); err != nil {
 			return written, err
@@ -199,10 +237,10 @@ func (b *Builder) Grow(ctx context.Context, count int) (int, error) {
 		if err != nil {
 			return written, err
 		}
-		base += cs
+		base += drawn
 		written++
 		if b.Log != nil {
-			b.Log("chunk %d: %d of %d instances labelled (%d drawn), mean length %.4f, %.1f s", c, found, len(insts), cs, cost, time.Since(start).Seconds())
+			b.Log("chunk %d: %d of %d instances labelled (%d drawn), mean length %.4f, %.1f s", c, found, len(insts), drawn, cost, time.Since(start).Seconds())
 		}
 	}
 	return written, nil

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models/features"
 )
@@ -18,6 +19,17 @@ type Config struct {
 	Problem  string `json:"problem"`
 	Size     int    `json:"size"`
 	Hardness string `json:"hardness"`
+	// Sizes, in a run of several sizes (instance files, label sets), are
+	// the sizes it trains on, ascending; Size is then the largest (the
+	// model card's). Nil: Size alone.
+	Sizes []int `json:"sizes,omitempty"`
+	// TrainData, when set, are the instance files (with their stamps, which
+	// a resumed run checks) that the REINFORCE batches are drawn from
+	// instead of the generator (TrainSet); Hardness is then empty.
+	// ValSplit > 0 keeps that share of their instances, drawn from Seed,
+	// out of training as the validation set.
+	TrainData []datasets.FileStamp `json:"train_data,omitempty"`
+	ValSplit  float64              `json:"val_split,omitempty"`
 
 	// Steps is the number of training iterations; Batch the instances per
 	// iteration; Samples the trajectories P per instance (shared baseline).
@@ -309,12 +321,25 @@ func (c *Config) Validate() error {
 		return bad("val_limit", c.ValLimit, "must be ≥ 0")
 	case c.ValBatch < 1:
 		return bad("val_batch", c.ValBatch, "must be ≥ 1")
+	case !(c.ValSplit >= 0 && c.ValSplit < 1):
+		return bad("val_split", c.ValSplit, "must be in [0, 1) (the share of the train data kept for validation)")
+	case c.ValSplit > 0 && len(c.TrainData) == 0:
+		return bad("val_split", c.ValSplit, "splits the train data: needs train_data")
+	case c.ValSplit > 0 && c.ValFile != "":
+		return bad("val_split", c.ValSplit, "and val_file are two validation sets: choose one")
+	case len(c.TrainData) > 0 && len(c.Sizes) == 0:
+		return bad("sizes", c.Sizes, "a run on train_data lists the sizes of its files")
 	case c.CheckpointEvery < 0:
 		return bad("checkpoint_every", c.CheckpointEvery, "must be ≥ 0")
 	case c.SnapshotEvery < 0:
 		return bad("snapshot_every", c.SnapshotEvery, "must be ≥ 0")
 	case c.Backend == "":
 		return errors.New("config backend: empty (want onnx, go or xla:PATH)")
+	}
+	for i, n := range c.Sizes {
+		if n < 3 || (i > 0 && n <= c.Sizes[i-1]) || (i == len(c.Sizes)-1 && n != c.Size) {
+			return bad("sizes", c.Sizes, fmt.Sprintf("must be ascending sizes ≥ 3, the last one size (%d)", c.Size))
+		}
 	}
 	for i, m := range c.Milestones {
 		if m < 0 || (i > 0 && m < c.Milestones[i-1]) {
@@ -331,6 +356,23 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("config model: %w", err)
 	}
 	return nil
+}
+
+// TrainSizes returns the sizes the run trains on: Sizes, or Size alone.
+func (c *Config) TrainSizes() []int {
+	if len(c.Sizes) > 0 {
+		return c.Sizes
+	}
+	return []int{c.Size}
+}
+
+// ValSizes returns the sizes a validation set may hold: any (nil) in a
+// run of several sizes or on instance files, else Size.
+func (c *Config) ValSizes() []int {
+	if len(c.Sizes) > 0 || len(c.TrainData) > 0 {
+		return nil
+	}
+	return []int{c.Size}
 }
 
 // ProblemKind returns the problem as a lazymask.Problem (Validate first).

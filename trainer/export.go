@@ -107,8 +107,25 @@ func ModelCard(st State) []byte {
 	b.WriteString("## Training\n\n| fact | value |\n|---|---|\n")
 	row := func(k string, v any) { fmt.Fprintf(&b, "| %s | %v |\n", k, v) }
 	row("problem", c.Problem)
-	row("generator", fmt.Sprintf("lmask datasets generator v%s, %s, N = %d nodes (depot included), run seed %d",
-		datasets.GeneratorVersion, c.Hardness, c.Size, c.Seed))
+	sizes := fmt.Sprint(c.Size)
+	if len(c.Sizes) > 1 {
+		sizes = fmt.Sprint(c.Sizes)
+	}
+	if len(c.TrainData) > 0 {
+		var names []string
+		for _, f := range c.TrainData {
+			names = append(names, fmt.Sprintf("%s (%d rows, sha256 %.12s…)", filepath.Base(f.Path), f.Rows, f.SHA256))
+		}
+		split := ""
+		if c.ValSplit > 0 {
+			split = fmt.Sprintf("; a share %g kept out for validation", c.ValSplit)
+		}
+		row("train data", fmt.Sprintf("instance files %s, N = %s nodes (depot included), one size per batch, run seed %d%s",
+			strings.Join(names, ", "), sizes, c.Seed, split))
+	} else {
+		row("generator", fmt.Sprintf("lmask datasets generator v%s, %s, N = %s nodes (depot included), run seed %d",
+			datasets.GeneratorVersion, c.Hardness, sizes, c.Seed))
+	}
 	row("model sizes", fmt.Sprintf("layers %d, d_model %d, heads %d, ffn %d, rie %v, %d parameters",
 		mc.Layers, mc.DModel, mc.Heads, mc.FFN, mc.RIE, paramCount(mc)))
 	row("decoder", decoderText(mc))

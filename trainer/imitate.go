@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,10 +51,13 @@ func (p *labelPicker) pick(done, count int) (idx, aug []int) {
 	return idx, aug
 }
 
-// pickLabels sets up the label order for n labels. A run resumed over a
-// label set that grew or shrank since (Config.ImitateLabels) starts fresh
-// epochs over the new set at its current step (Config.ImitateBase).
-func (t *Trainer) pickLabels(n int) {
+// pickLabels sets up the label order for the labels l: labelPicker's for
+// one size, bucketPicker's (batches of one size) for several. A run
+// resumed over a label set that grew or shrank since
+// (Config.ImitateLabels) starts fresh epochs over the new set at its
+// current step (Config.ImitateBase).
+func (t *Trainer) pickLabels(l *datasets.Labels) {
+	n := len(l.Insts)
 	if t.cfg.ImitateLabels != n {
 		if t.done > 0 {
 			fmt.Fprintf(t.opt.Log, "label set changed from %d to %d labels: epochs over the new set start at step %d\n",
@@ -61,7 +65,14 @@ func (t *Trainer) pickLabels(n int) {
 		}
 		t.cfg.ImitateLabels, t.cfg.ImitateBase = n, t.done
 	}
-	t.picker = &labelPicker{n: n, seed: t.cfg.Seed ^ uint64(t.cfg.ImitateBase)*0x9e3779b97f4a7c15, base: t.cfg.ImitateBase}
+	seed := t.cfg.Seed ^ uint64(t.cfg.ImitateBase)*0x9e3779b97f4a7c15
+	for _, in := range l.Insts {
+		if in.N != l.Insts[0].N {
+			t.picker = newBucketPicker(l.Insts, t.cfg.ImitateBatch, seed, t.cfg.ImitateBase)
+			return
+		}
+	}
+	t.picker = &labelPicker{n: n, seed: seed, base: t.cfg.ImitateBase}
 }
 
 // labelSteps returns, for each picked label, its instance under the drawn
@@ -149,6 +160,8 @@ func (t *Trainer) imitateStep() (Record, error) {
 	start := time.Now()
 	b := t.labelBatch(t.done)
 	idx, insts, steps := b.idx, b.insts, b.steps
+	n := insts[0].N
+	t.rb = t.replay(n)
 	trajs := make([]lazymask.Trajectory, len(insts))
 	used := 0
 	var cost float64
@@ -185,11 +198,12 @@ func (t *Trainer) imitateStep() (Record, error) {
 		if err != nil {
 			return Record{}, err
 		}
-	case t.rl != nil:
+	case cfg.RLWeight > 0:
 		var err error
-		if ro, err = t.rollout(t.rl); err != nil {
+		if ro, err = t.rollout(true); err != nil {
 			return Record{}, err
 		}
+		t.rl = ro.rb
 		if err := t.rl.Fill(ro.insts, ro.trajs); err != nil {
 			return Record{}, fmt.Errorf("step %d: %w", t.done+1, err)
 		}
@@ -208,8 +222,8 @@ func (t *Trainer) imitateStep() (Record, error) {
 	t.seen += int64(used + len(ro.insts))
 	t.wall += total.Seconds()
 	rec := Record{
-		Kind: KindTrain, Step: t.done, Loss: res.Loss, LogLik: res.LogLik * float64(len(trajs)) / float64(used),
-		StepNLL: -res.LogLik * float64(len(trajs)) / float64(used) / float64(cfg.Size-1),
+		Kind: KindTrain, Step: t.done, Size: n, Loss: res.Loss, LogLik: res.LogLik * float64(len(trajs)) / float64(used),
+		StepNLL: -res.LogLik * float64(len(trajs)) / float64(used) / float64(n-1),
 		Length:  cost / float64(used), GradNorm: res.GradNorm, LR: lr,
 		RolloutSec: prep.Seconds(), ReplaySec: (total - prep).Seconds(),
 		InstPerSec: float64(used) / total.Seconds(),
@@ -217,7 +231,7 @@ func (t *Trainer) imitateStep() (Record, error) {
 	switch {
 	case cfg.Dagger > 0:
 		rec.Infeasible, rec.Backtracks, rec.Agree, rec.Entropy = dg.infeasible, dg.backtracks, dg.agree, res.Entropy
-	case t.rl != nil:
+	case cfg.RLWeight > 0:
 		// Length stays the labels'; the rollouts report reward, infeasibility
 		// and entropy.
 		st := ro.stats
@@ -291,6 +305,7 @@ func (t *Trainer) daggerStates(insts []*lazymask.Instance, idx []int) (daggerSta
 		return daggerStats{}, err
 	}
 	var st daggerStats
+	t.rl = t.replaySecond(insts[0].N)
 	for i := range trajs {
 		st.count(&trajs[i])
 		st.relabel(&trajs[i], t.labels.Tours[idx[trajs[i].Inst]])
@@ -315,6 +330,7 @@ func (t *Trainer) daggerFailed(insts []*lazymask.Instance, idx []int) (daggerSta
 	}
 	b := t.cfg.Batch
 	var st daggerStats
+	t.rl = t.replaySecond(insts[0].N)
 	keep := make([]*lazymask.Instance, b)
 	rows := make([]lazymask.Trajectory, b)
 	used := 0
@@ -355,16 +371,22 @@ func labelExpert(tour []int, mask []bool) int {
 }
 
 // labelsFit checks that a label set was made for the run's problem and
-// size.
+// sizes (Config.TrainSizes).
 func labelsFit(l *datasets.Labels, cfg *Config) error {
 	if len(l.Insts) == 0 {
 		return fmt.Errorf("imitate %s: no label with a feasible tour", cfg.Imitate)
 	}
-	if p := l.Insts[0].Problem; p != cfg.ProblemKind() {
-		return fmt.Errorf("imitate %s: labels are %v instances, the run trains %v", cfg.Imitate, p, cfg.ProblemKind())
-	}
-	if n := l.Insts[0].N; n != cfg.Size {
-		return fmt.Errorf("imitate %s: labels have %d nodes, the run trains size %d", cfg.Imitate, n, cfg.Size)
+	sizes := cfg.TrainSizes()
+	for _, in := range l.Insts {
+		if in.Problem != cfg.ProblemKind() {
+			return fmt.Errorf("imitate %s: labels are %v instances, the run trains %v", cfg.Imitate, in.Problem, cfg.ProblemKind())
+		}
+		if !slices.Contains(sizes, in.N) {
+			if len(sizes) == 1 {
+				return fmt.Errorf("imitate %s: labels have %d nodes, the run trains size %d", cfg.Imitate, in.N, cfg.Size)
+			}
+			return fmt.Errorf("imitate %s: labels have %d nodes, the run trains sizes %v", cfg.Imitate, in.N, sizes)
+		}
 	}
 	return nil
 }

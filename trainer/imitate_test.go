@@ -620,7 +620,7 @@ func TestImitate_SeveralLabelSets(t *testing.T) {
 	if !strings.Contains(card, "label set common + hard") {
 		t.Errorf("model card does not name both label sets:\n%s", card)
 	}
-	if _, err := New(imitateConfig(t, a+","+c, 1), Options{Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "size 12") {
-		t.Errorf("label sets of sizes 10 and 12: error %v, want one naming the sizes", err)
+	if _, err := New(imitateConfig(t, a+","+c, 1), Options{Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "12 nodes, the run trains size 10") {
+		t.Errorf("label sets of sizes 10 and 12 in a run of size 10: error %v, want one naming the sizes", err)
 	}
 }

@@ -28,6 +28,8 @@ const (
 type Record struct {
 	Kind string `json:"kind"`
 	Step int    `json:"step"`
+	// Size is the N of the step's batch (every batch holds one size).
+	Size int `json:"size,omitempty"`
 	// Training iteration.
 	Loss       float64 `json:"loss,omitempty"`
 	Reward     float64 `json:"reward,omitempty"`

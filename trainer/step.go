@@ -78,6 +78,8 @@ func newStepGraphWith(m *models.Model, cfg Config, opt optimizer.Interface) (*st
 	if err != nil {
 		return nil, fmt.Errorf("train step: %w", err)
 	}
+	// One graph per batch size N: a run of several sizes compiles one each.
+	e.SetMaxCache(-1)
 	return &stepGraph{exec: e, store: m.Store(), lr: math.NaN()}, nil
 }
 

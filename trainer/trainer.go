@@ -48,6 +48,10 @@ type Options struct {
 	// ValRef is an optional Parquet solutions file with reference costs of
 	// the validation set (for the gap).
 	ValRef string
+	// TrainFiles (fresh runs only), when set, are Config.TrainData's files
+	// already read (datasets.ReadInstanceFiles): New does not read them
+	// again.
+	TrainFiles *datasets.InstanceFiles
 	// Val (fresh runs only), when set, is the validation set already read
 	// (LoadValSet, from Config.ValFile): New then reads neither ValFile nor
 	// ValRef again.
@@ -94,16 +98,22 @@ type Trainer struct {
 	model  *models.Model
 	policy lazymask.Policy
 	// pipes holds max(1, Options.Pipelines) policies, policy first.
-	pipes  []lazymask.Policy
-	step   *stepGraph
-	dec    *lazymask.Decoder
-	rb     *ReplayBatch
-	rl     *ReplayBatch // the rollouts of a run that mixes REINFORCE into imitation
-	val    *ValSet
-	log    *MetricsLog
-	labels *datasets.Labels
-	picker *labelPicker
-	next   *labelBatch // the next imitation step's labels, being replayed
+	pipes []lazymask.Policy
+	step  *stepGraph
+	dec   *lazymask.Decoder
+	// rb and rl are the step's replay batches (rl: the rollouts or DAgger
+	// states of a run that mixes them into imitation), taken from rbs and
+	// rls, which hold one per size.
+	rb, rl   *ReplayBatch
+	rbs, rls map[int]*ReplayBatch
+	train    *TrainSet // the run's instance files, nil: the generator
+	val      *ValSet
+	log      *MetricsLog
+	labels   *datasets.Labels
+	picker   interface {
+		pick(done, count int) (idx, aug []int)
+	}
+	next *labelBatch // the next imitation step's labels, being replayed
 
 	pcg     *rand.PCG
 	rng     *rand.Rand
@@ -179,9 +189,25 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 	val := opt.Val
 	if val == nil && cfg.ValFile != "" {
 		var err error
-		if val, err = LoadValSet(cfg.ValFile, opt.ValRef, cfg.ValLimit, cfg.ProblemKind(), cfg.Size); err != nil {
+		if val, err = LoadValSet(cfg.ValFile, opt.ValRef, cfg.ValLimit, cfg.ProblemKind(), cfg.ValSizes()...); err != nil {
 			return nil, err
 		}
+	}
+	var train *TrainSet
+	if len(cfg.TrainData) > 0 {
+		var split *ValSet
+		var err error
+		if train, split, err = loadTrainData(&cfg, opt.TrainFiles); err != nil {
+			return nil, err
+		}
+		if split != nil {
+			val = split
+		}
+		fmt.Fprintf(opt.Log, "training on %d instances of sizes %v from %d files", train.Total, train.Sizes, len(cfg.TrainData))
+		if split != nil {
+			fmt.Fprintf(opt.Log, ", %d kept out for validation", len(split.Instances))
+		}
+		fmt.Fprintln(opt.Log)
 	}
 	var labels *datasets.Labels
 	if cfg.Imitate != "" {
@@ -207,16 +233,14 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	t := &Trainer{cfg: cfg, opt: opt, model: m, policy: m.Policy(), step: sg, dec: &lazymask.Decoder{Workers: opt.HostWorkers},
-		rb: NewReplayBatch(cfg.replayBatch(), cfg.replaySamples(), cfg.Size).withCand(m.Config()), val: val, labels: labels}
+		rbs: map[int]*ReplayBatch{}, rls: map[int]*ReplayBatch{}, train: train, val: val, labels: labels}
+	t.rb = t.replay(cfg.Size) // the batches of the run's (largest) size, made now as before
+	if cfg.secondBatch() {
+		t.rl = t.replaySecond(cfg.Size)
+	}
 	t.pipes = []lazymask.Policy{t.policy}
 	for len(t.pipes) < opt.Pipelines {
 		t.pipes = append(t.pipes, m.Policy())
-	}
-	switch {
-	case cfg.DaggerFailed:
-		t.rl = NewReplayBatch(cfg.Batch, 1, cfg.Size).withCand(m.Config())
-	case cfg.secondBatch():
-		t.rl = NewReplayBatch(cfg.Batch, cfg.Samples, cfg.Size).withCand(m.Config())
 	}
 
 	t.pcg = rand.NewPCG(cfg.Seed, rngStream)
@@ -252,7 +276,7 @@ func New(cfg Config, opt Options) (*Trainer, error) {
 		fmt.Fprintf(opt.Log, "weights from %s (step %d, %d instances)\n", warm.Path, warm.Step, warm.InstancesSeen)
 	}
 	if labels != nil {
-		t.pickLabels(len(labels.Insts))
+		t.pickLabels(labels)
 	}
 	if warmModel != nil {
 		w, err := carryWeights(m, warmModel)
@@ -420,10 +444,11 @@ func (t *Trainer) TrainStep() (Record, error) {
 		return t.imitateStep()
 	}
 	start := time.Now()
-	ro, err := t.rollout(t.rb)
+	ro, err := t.rollout(false)
 	if err != nil {
 		return Record{}, err
 	}
+	t.rb = ro.rb
 	insts, trajs := ro.insts, ro.trajs
 	var gs GuideStats
 	if cfg.Guide > 0 {
@@ -448,7 +473,7 @@ func (t *Trainer) TrainStep() (Record, error) {
 	t.wall += total.Seconds()
 	st := ro.stats
 	return Record{
-		Kind: KindTrain, Step: t.done, Loss: res.Loss, Reward: st.Reward, PenCost: st.PenCost, Length: st.Length,
+		Kind: KindTrain, Step: t.done, Size: insts[0].N, Loss: res.Loss, Reward: st.Reward, PenCost: st.PenCost, Length: st.Length,
 		Infeasible: st.Infeasible, Entropy: res.Entropy, GradNorm: res.GradNorm, Backtracks: st.Backtracks,
 		GuideCost: gs.Cost, GuideGain: gs.Gain, GuideShare: guideShare(gs, cfg),
 		LR: lr, Rho: ro.rho, RolloutSec: ro.sec, ReplaySec: total.Seconds() - ro.sec,
@@ -456,10 +481,11 @@ func (t *Trainer) TrainStep() (Record, error) {
 	}, nil
 }
 
-// rollouts is one REINFORCE batch: the generated instances, their
-// sampled trajectories and statistics, with the advantages written to the
-// replay batch it was made for.
+// rollouts is one REINFORCE batch: the instances, their sampled
+// trajectories and statistics, with the advantages written to the replay
+// batch rb of their size.
 type rollouts struct {
+	rb    *ReplayBatch
 	insts []*lazymask.Instance
 	trajs []lazymask.Trajectory
 	stats RolloutStats
@@ -468,20 +494,32 @@ type rollouts struct {
 	sec   float64 // wall time of generation, decoding and advantages
 }
 
-// rollout generates cfg.Batch seeded instances, decodes cfg.Samples
-// trajectories of each without gradients, and writes their shared-baseline
-// advantages into rb.Advantage.
-func (t *Trainer) rollout(rb *ReplayBatch) (rollouts, error) {
+// rollout draws cfg.Batch seeded instances (generated, or of one size
+// from the run's instance files), decodes cfg.Samples trajectories of each
+// without gradients, and writes their shared-baseline advantages into the
+// replay batch of their size: the first (replay) or, with second, the
+// second one (replaySecond).
+func (t *Trainer) rollout(second bool) (rollouts, error) {
 	cfg := &t.cfg
 	start := time.Now()
 	instSeed, rollSeed := t.rng.Uint64(), t.rng.Uint64()
-	gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: instSeed})
-	if err != nil {
-		return rollouts{}, fmt.Errorf("step %d: %w", t.done+1, err)
+	var insts []*lazymask.Instance
+	if t.train != nil {
+		// Seeded by instSeed, so the run's PCG advances as a generated run's.
+		insts = t.train.draw(rand.New(rand.NewPCG(instSeed, rngStream)), cfg.Batch)
+	} else {
+		gen, err := datasets.NewGenerator(datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: instSeed})
+		if err != nil {
+			return rollouts{}, fmt.Errorf("step %d: %w", t.done+1, err)
+		}
+		insts = make([]*lazymask.Instance, cfg.Batch)
+		for i := range insts {
+			insts[i], _ = gen.Next()
+		}
 	}
-	insts := make([]*lazymask.Instance, cfg.Batch)
-	for i := range insts {
-		insts[i], _ = gen.Next()
+	rb := t.replay(insts[0].N)
+	if second {
+		rb = t.replaySecond(insts[0].N)
 	}
 	trajs, err := t.decode(insts, cfg.Samples, lazymask.Config{
 		Lookahead: cfg.LookaheadKind(), Budget: cfg.Budget, Semantics: lazymask.Train, Seed: rollSeed, Record: true})
@@ -493,7 +531,33 @@ func (t *Trainer) rollout(rb *ReplayBatch) (rollouts, error) {
 	if err != nil {
 		return rollouts{}, fmt.Errorf("step %d: %w", t.done+1, err)
 	}
-	return rollouts{insts: insts, trajs: trajs, stats: st, seed: rollSeed, rho: rho, sec: time.Since(start).Seconds()}, nil
+	return rollouts{rb: rb, insts: insts, trajs: trajs, stats: st, seed: rollSeed, rho: rho, sec: time.Since(start).Seconds()}, nil
+}
+
+// replay returns the first replay batch for instances of n nodes (made
+// on first use: a run of several sizes keeps one per size).
+func (t *Trainer) replay(n int) *ReplayBatch {
+	rb := t.rbs[n]
+	if rb == nil {
+		rb = NewReplayBatch(t.cfg.replayBatch(), t.cfg.replaySamples(), n).withCand(t.model.Config())
+		t.rbs[n] = rb
+	}
+	return rb
+}
+
+// replaySecond returns the second replay batch (rollouts, or DAgger
+// states: one row per label with DaggerFailed) for n nodes.
+func (t *Trainer) replaySecond(n int) *ReplayBatch {
+	rb := t.rls[n]
+	if rb == nil {
+		p := t.cfg.Samples
+		if t.cfg.DaggerFailed {
+			p = 1
+		}
+		rb = NewReplayBatch(t.cfg.Batch, p, n).withCand(t.model.Config())
+		t.rls[n] = rb
+	}
+	return rb
 }
 
 // decode decodes insts with the current network, split into

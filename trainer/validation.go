@@ -3,6 +3,7 @@ package trainer
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lmask/lmask/datasets"
@@ -20,8 +21,8 @@ type ValSet struct {
 // LoadValSet reads a Parquet instances file (at most limit instances when
 // limit > 0). Reference costs come from refPath, a Parquet solutions file,
 // when it is not empty. The instances must match the run's problem and
-// size.
-func LoadValSet(path, refPath string, limit int, problem lazymask.Problem, size int) (*ValSet, error) {
+// one of sizes (any size where none is given).
+func LoadValSet(path, refPath string, limit int, problem lazymask.Problem, sizes ...int) (*ValSet, error) {
 	ds, err := datasets.ReadInstances(path)
 	if err != nil {
 		return nil, fmt.Errorf("validation set: %w", err)
@@ -37,8 +38,8 @@ func LoadValSet(path, refPath string, limit int, problem lazymask.Problem, size 
 		if in.Problem != problem {
 			return nil, fmt.Errorf("validation set %s: row %d: problem %s, the run trains %s", path, i, in.Problem, problem)
 		}
-		if in.N != size {
-			return nil, fmt.Errorf("validation set %s: row %d: %d nodes, the run trains N=%d", path, i, in.N, size)
+		if len(sizes) > 0 && !slices.Contains(sizes, in.N) {
+			return nil, fmt.Errorf("validation set %s: row %d: %d nodes, the run trains N=%v", path, i, in.N, sizes)
 		}
 	}
 	vs := &ValSet{Path: path, Instances: insts}
@@ -81,23 +82,35 @@ func Validate(p lazymask.Policy, vs *ValSet, look lazymask.Lookahead, budget, ba
 	dec := lazymask.NewDecoder()
 	cfg := lazymask.Config{Lookahead: look, Budget: budget, Semantics: lazymask.Test, Greedy: true}
 	sols := make([]datasets.Solution, 0, len(vs.Instances)*lazymask.NumAugment)
-	for lo := 0; lo < len(vs.Instances); lo += batch {
-		hi := min(lo+batch, len(vs.Instances))
+	// One size per decode (the policy encodes one N per batch): the
+	// instances in order of size, then of row.
+	order := make([]int, len(vs.Instances))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return vs.Instances[a].N - vs.Instances[b].N })
+	for lo := 0; lo < len(order); {
+		hi := lo + 1
+		for hi < len(order) && hi-lo < batch && vs.Instances[order[hi]].N == vs.Instances[order[lo]].N {
+			hi++
+		}
 		aug := make([]*lazymask.Instance, 0, (hi-lo)*lazymask.NumAugment)
-		for _, in := range vs.Instances[lo:hi] {
+		for _, r := range order[lo:hi] {
 			for k := 0; k < lazymask.NumAugment; k++ {
-				aug = append(aug, lazymask.Augment(in, k))
+				aug = append(aug, lazymask.Augment(vs.Instances[r], k))
 			}
 		}
 		trajs, err := dec.Decode(p, aug, 1, cfg)
 		if err != nil {
-			return m, fmt.Errorf("validate %s rows %d–%d: %w", vs.Path, lo, hi-1, err)
+			return m, fmt.Errorf("validate %s rows %d–%d of size %d: %w", vs.Path, order[lo], order[hi-1], vs.Instances[order[lo]].N, err)
 		}
 		for j := range trajs {
-			sols = append(sols, datasets.Solution{Instance: int64(lo + j/lazymask.NumAugment), Tour: trajs[j].Tour,
+			sols = append(sols, datasets.Solution{Instance: int64(order[lo+j/lazymask.NumAugment]), Tour: trajs[j].Tour,
 				Aug: j % lazymask.NumAugment, Source: "lmask"})
 		}
+		lo = hi
 	}
+	slices.SortStableFunc(sols, func(a, b datasets.Solution) int { return int(a.Instance - b.Instance) })
 	ev, err := datasets.Evaluate(vs.Instances, sols, vs.Refs)
 	if err != nil {
 		return m, fmt.Errorf("validate %s: %w", vs.Path, err)

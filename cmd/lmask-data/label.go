@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/infer"
 	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/internal/modelpath"
 	"github.com/lmask/lmask/labels"
@@ -28,10 +30,16 @@ func init() {
 			"from --model's greedy tours under --aug transforms (or Random-L tours without --model) and are improved by\n" +
 			"local search with --kicks perturbations; they depend on the seed only. Run again with a larger --count to\n" +
 			"grow the set, or after an interruption to finish it. --relabel re-solves every chunk with --model and keeps\n" +
-			"each instance's shorter tour (a self-improvement round).",
+			"each instance's shorter tour (a self-improvement round).\n" +
+			"--instances labels given instance files instead (any sizes, one problem, taken from the files): chunk i\n" +
+			"holds rows --chunk·i on of their concatenation; labels.json records each file's size and SHA-256, so a run\n" +
+			"that continues the set refuses a changed file. --shard I/K writes only the chunks i with i mod K = I, so\n" +
+			"several machines grow one set; lmask-data merge-labels checks and joins their folders.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Required: true, Usage: "label set folder (made if missing)"},
-			&cli.StringFlag{Name: "problem", Required: true, Usage: "tsptw or tspdl"},
+			&cli.StringFlag{Name: "problem", Usage: "tsptw or tspdl (required without --instances)"},
+			&cli.StringSliceFlag{Name: "instances", Usage: "instances Parquet files to label instead of generated ones (repeat the flag or separate by commas); problem and sizes from the files"},
+			&cli.StringFlag{Name: "shard", Usage: "I/K: write only the chunks i with i mod K = I (auto/K: I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID)"},
 			&cli.IntFlag{Name: "size", Value: 50, Usage: "nodes per instance, depot included"},
 			&cli.StringFlag{Name: "hardness", Value: "medium", Usage: "easy, medium or hard"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "generator seed of the set (chunk i draws from a seed derived from it and i)"},
@@ -52,21 +60,45 @@ func init() {
 }
 
 func labelAction(c *cli.Context) error {
+	var files *datasets.InstanceFiles
+	if paths := c.StringSlice("instances"); len(paths) > 0 {
+		var err error
+		if files, err = datasets.ReadInstanceFiles(paths); err != nil {
+			return fmt.Errorf("label: flag --instances: %w", err)
+		}
+		if err := fileFlagsAgree(c, files); err != nil {
+			return err
+		}
+	}
 	p, err := lazymask.ParseProblem(c.String("problem"))
-	if err != nil {
-		return cliapp.Usagef("label: flag --problem: %v", err)
+	if files != nil {
+		p = files.Problem
+	} else if err != nil {
+		return cliapp.Usagef("label: flag --problem: %v (or label given files with --instances)", err)
 	}
 	size, hard := c.Int("size"), strings.ToLower(c.String("hardness"))
-	if size < 3 {
+	if files != nil {
+		size, hard = slices.Max(files.Sizes()), ""
+	} else if size < 3 {
 		return cliapp.Usagef("label: flag --size: %d, want ≥ 3", size)
-	}
-	if _, err := datasets.NewGenerator(datasets.GenConfig{Problem: p, N: size, Hardness: hard}); err != nil {
+	} else if _, err := datasets.NewGenerator(datasets.GenConfig{Problem: p, N: size, Hardness: hard}); err != nil {
 		return cliapp.Usagef("label: flag --hardness: %v", err)
+	}
+	var shard labels.Shard
+	if v := c.String("shard"); v != "" {
+		sh, err := infer.ParseShard(v, os.Getenv)
+		if err != nil {
+			return cliapp.Usagef("label: flag --shard: %v", err)
+		}
+		if c.Bool("relabel") {
+			return cliapp.Usagef("label: --shard grows a set; --relabel re-solves a whole one")
+		}
+		shard = labels.Shard{Index: sh.Index, Count: sh.Count}
 	}
 	if c.Int("chunk") < 1 {
 		return cliapp.Usagef("label: flag --chunk: %d, want ≥ 1", c.Int("chunk"))
 	}
-	if !c.Bool("relabel") && c.Int("count") < 1 {
+	if !c.Bool("relabel") && files == nil && c.Int("count") < 1 {
 		return cliapp.Usagef("label: flag --count: %d, want ≥ 1 (instances the set should hold)", c.Int("count"))
 	}
 	if c.Bool("relabel") && c.String("model") == "" {
@@ -88,6 +120,7 @@ func labelAction(c *cli.Context) error {
 	}
 	budget := c.Int("budget")
 	if !c.IsSet("budget") {
+		// Given files: the largest size's budget (medium where unknown).
 		if budget, _ = lazymask.PaperBudget(p, size, hard); budget == 0 {
 			budget, _ = lazymask.PaperBudget(p, size, "medium")
 		}
@@ -99,15 +132,18 @@ func labelAction(c *cli.Context) error {
 	defer closeFn()
 	search := labels.Search{Kicks: c.Int("kicks"), MaxStarts: c.Int("starts"), Workers: c.Int("workers")}
 	want := datasets.LabelSpec{Problem: p.String(), Size: size, Hardness: hard, Seed: c.Uint64("seed"),
-		ChunkSize: c.Int("chunk"), Search: starter.Describe() + "; " + search.Describe(),
-		GeneratorVersion: datasets.GeneratorVersion, Keep: keep, Prefixes: c.Bool("prefixes")}
+		ChunkSize: c.Int("chunk"), GeneratorVersion: datasets.GeneratorVersion}
+	if files != nil {
+		want = labels.FileSpec(files, c.Uint64("seed"), c.Int("chunk"))
+	}
+	want.Search, want.Keep, want.Prefixes = starter.Describe()+"; "+search.Describe(), keep, c.Bool("prefixes")
 	dir := c.String("dir")
 	spec, err := labels.Open(dir, want)
 	if err != nil {
 		return fmt.Errorf("label: %w", err)
 	}
 	ctx := c.Context
-	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search, Decodes: c.Int("aug"),
+	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search, Decodes: c.Int("aug"), Files: files, Shard: shard,
 		Log: func(f string, a ...any) {
 			if isTerminal(c.App.ErrWriter) {
 				f = "\n" + f // below the progress bar's line
@@ -126,11 +162,15 @@ func labelAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		if files != nil && (total <= 0 || total > len(files.Instances)) {
+			total = len(files.Instances)
+		}
 		missing := 0
 		for ch := 0; ch*spec.ChunkSize < total; ch++ {
-			missing++
+			if shard.Owns(ch) && !slices.Contains(have, ch) {
+				missing++
+			}
 		}
-		missing -= min(len(have), missing)
 		total = missing * spec.ChunkSize
 	}
 	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(c.App.ErrWriter),
@@ -154,6 +194,22 @@ func labelAction(c *cli.Context) error {
 		return fmt.Errorf("label: %w (the %d chunks written before are complete; run again to continue)", err, n)
 	}
 	fmt.Fprintf(c.App.Writer, "%s: %d chunks written (%s)\n", dir, n, spec.Search)
+	return nil
+}
+
+// fileFlagsAgree refuses generator flags that contradict the instance
+// files: another problem, another size than the files' one size, a
+// hardness.
+func fileFlagsAgree(c *cli.Context, files *datasets.InstanceFiles) error {
+	if c.IsSet("problem") && !strings.EqualFold(c.String("problem"), files.Problem.String()) {
+		return cliapp.Usagef("label: flag --problem %s: the --instances files hold %v", c.String("problem"), files.Problem)
+	}
+	if sz := files.Sizes(); c.IsSet("size") && (len(sz) != 1 || sz[0] != c.Int("size")) {
+		return cliapp.Usagef("label: flag --size %d: the --instances files hold sizes %v", c.Int("size"), sz)
+	}
+	if c.IsSet("hardness") {
+		return cliapp.Usagef("label: flag --hardness: the --instances files are not generated (drop the flag)")
+	}
 	return nil
 }
 

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,7 +25,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return cliapp.Prepare(&cli.App{
 		Name:      "lmask-train",
 		Usage:     "train a LazyMask policy for TSPTW / TSPDL with REINFORCE",
-		UsageText: "lmask-train --problem tsptw|tspdl --size N --hardness H --out DIR [options]\n   lmask-train export --checkpoint DIR --out MODELDIR\n   lmask-train bench [options]",
+		UsageText: "lmask-train --problem tsptw|tspdl --size N --hardness H --out DIR [options]\n   lmask-train --train-data F.parquet[,F2...] [--val-split S] --out DIR [options]\n   lmask-train export --checkpoint DIR --out MODELDIR\n   lmask-train bench [options]",
 		Version:   Version,
 		Writer:    stdout, ErrWriter: stderr,
 		HideHelpCommand: true,
@@ -38,7 +40,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // trainer.DefaultConfig when the flag is not given.
 func trainFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "problem", Usage: "tsptw or tspdl (required)"},
+		&cli.StringFlag{Name: "problem", Usage: "tsptw or tspdl (required unless --train-data or --imitate gives it)"},
+		&cli.StringSliceFlag{Name: "train-data", Usage: "instances Parquet files the REINFORCE batches are drawn from instead of the generator (repeat or separate by commas); problem and sizes from the files, each batch of one size"},
+		&cli.Float64Flag{Name: "val-split", Usage: "with --train-data: keep this share of its instances (drawn from --seed) out of training as the validation set"},
 		&cli.IntFlag{Name: "size", Value: 50, Usage: "nodes per instance N, depot included", Action: atLeast("size", 3)},
 		&cli.StringFlag{Name: "hardness", Value: "medium", Usage: "easy, medium or hard"},
 		&cli.StringFlag{Name: "out", Usage: "run directory: checkpoint, metrics.jsonl, curve.svg, model/ (required)"},
@@ -92,13 +96,42 @@ func trainFlags() []cli.Flag {
 	}
 }
 
-// configFromFlags turns the flags into a trainer.Config.
-func configFromFlags(c *cli.Context) (trainer.Config, error) {
-	problem := strings.ToLower(c.String("problem"))
-	if problem == "" {
-		return trainer.Config{}, cliapp.Usagef("--problem is required (tsptw or tspdl)")
+// configFromFlags turns the flags into a trainer.Config and the
+// --train-data files read (nil without).
+func configFromFlags(c *cli.Context) (trainer.Config, *datasets.InstanceFiles, error) {
+	src := trainer.Sources{Problem: c.String("problem")}
+	if c.IsSet("size") {
+		src.Size = c.Int("size")
 	}
-	cfg := trainer.DefaultConfig(problem, c.Int("size"), c.String("hardness"))
+	if c.IsSet("hardness") {
+		src.Hardness = c.String("hardness")
+	}
+	if paths := c.StringSlice("train-data"); len(paths) > 0 {
+		files, err := datasets.ReadInstanceFiles(paths)
+		if err != nil {
+			return trainer.Config{}, nil, fmt.Errorf("--train-data: %w", err)
+		}
+		src.TrainData = files
+	}
+	if v := c.String("imitate"); v != "" && !c.IsSet("size") {
+		src.Imitate = strings.Split(v, ",")
+	}
+	cfg, err := trainer.BaseConfig(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, nil, err // a missing label set: a failure, not a usage error
+	} else if err != nil {
+		return cfg, nil, cliapp.Usage(err)
+	}
+	cfg.ValSplit = c.Float64("val-split")
+	if cfg.ValSplit > 0 && c.String("val-ref") != "" {
+		return cfg, nil, cliapp.Usagef("--val-ref: references of --val-split instances are not known (they have no rows of their own)")
+	}
+	cfg, err = applyFlags(c, cfg)
+	return cfg, src.TrainData, err
+}
+
+// applyFlags sets the flags' values on the base configuration.
+func applyFlags(c *cli.Context, cfg trainer.Config) (trainer.Config, error) {
 	cfg.Steps = c.Int("steps")
 	cfg.Milestones = trainer.DefaultMilestones(cfg.Steps)
 	cfg.Batch = c.Int("batch")
@@ -178,6 +211,9 @@ func configFromFlags(c *cli.Context) (trainer.Config, error) {
 func checkConfig(cfg trainer.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if len(cfg.TrainData) > 0 {
+		return nil // no generator
 	}
 	gc := datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: cfg.Seed}
 	if _, err := datasets.NewGenerator(gc); err != nil {

@@ -187,7 +187,7 @@ func TestExitCodes(t *testing.T) {
 		t.Errorf("run stopped by --time-limit: %v", err)
 	}
 	var help bytes.Buffer
-	if err := run(context.Background(), []string{"lmask-train", "--help"}, &help, &help); err != nil || !strings.Contains(help.String(), "tsptw or tspdl (required)") {
+	if err := run(context.Background(), []string{"lmask-train", "--help"}, &help, &help); err != nil || !strings.Contains(help.String(), "tsptw or tspdl (required unless --train-data or --imitate gives it)") {
 		t.Errorf("help does not mark --problem required (%v)", err)
 	}
 }

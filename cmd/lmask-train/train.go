@@ -59,7 +59,7 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		}
 	} else {
 		var err error
-		if cfg, err = configFromFlags(c); err != nil {
+		if cfg, opt.TrainFiles, err = configFromFlags(c); err != nil {
 			return err
 		}
 		if initFrom != "" {
@@ -179,7 +179,7 @@ func loadVal(cfg trainer.Config, valRef string) (*trainer.ValSet, error) {
 	if cfg.ValFile == "" {
 		return nil, nil
 	}
-	vs, err := trainer.LoadValSet(cfg.ValFile, "", cfg.ValLimit, cfg.ProblemKind(), cfg.Size)
+	vs, err := trainer.LoadValSet(cfg.ValFile, "", cfg.ValLimit, cfg.ProblemKind(), cfg.ValSizes()...)
 	if err != nil {
 		return nil, fmt.Errorf("--val: %w", err) // the error names the file
 	}
