@@ -150,6 +150,10 @@ func (iw *InstanceWriter) Write(inst *lazymask.Instance, knownTour []int) error 
 // Rows is the number of instances written so far.
 func (iw *InstanceWriter) Rows() int64 { return iw.w.rows }
 
+// SetMetadata sets a file-level key before Close, for what a streaming
+// writer learns only at the end (a common size or scale).
+func (iw *InstanceWriter) SetMetadata(key, value string) { iw.w.pw.SetKeyValueMetadata(key, value) }
+
 // Close writes the footer and atomically moves the file into place.
 func (iw *InstanceWriter) Close() error { return iw.w.close() }
 
