@@ -213,7 +213,7 @@ func header(file string, head []string, known []string) (map[string]int, error) 
 func csvReadError(file string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &CSVError{File: file, Line: pe.Line, Column: fmt.Sprint(pe.Column), Msg: pe.Err.Error()}
+		return &CSVError{File: file, Line: pe.Line, Msg: fmt.Sprintf("byte %d of the row: %v", pe.Column, pe.Err)}
 	}
 	return fmt.Errorf("%s: %w", file, err)
 }
