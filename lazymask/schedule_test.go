@@ -14,7 +14,7 @@ func TestScheduleAgreesWithCheck(t *testing.T) {
 	r := newRand(11)
 	for trial := 0; trial < 400; trial++ {
 		in := smallInstance(r, 3+r.IntN(9), trial%2 == 1)
-		tour := append([]int{0}, r.Perm(in.N - 1)...)
+		tour := append([]int{0}, r.Perm(in.N-1)...)
 		for k := 1; k < in.N; k++ {
 			tour[k]++
 		}
