@@ -85,6 +85,7 @@ type CSVReader struct {
 	file    string
 	r       *csv.Reader
 	col     map[string]int
+	idx     [6]int // positions of node, x, y and the problem's three columns (-1: absent)
 	width   int
 	problem lazymask.Problem
 	opt     CSVOptions
@@ -154,6 +155,13 @@ func ReadCSV(r io.Reader, file string, times io.Reader, timesFile string, opt CS
 			if !has(c) {
 				return nil, &CSVError{File: file, Line: 1, Column: c, Msg: "missing column (a tspdl file needs demand and draft)"}
 			}
+		}
+	}
+	cr.idx = [6]int{cr.col[colNode], cr.col[colX], cr.col[colY], -1, -1, -1}
+	vc := cr.valueColumns()
+	for k, c := range vc[2:] {
+		if i, ok := cr.col[c]; ok && c != "" {
+			cr.idx[3+k] = i
 		}
 	}
 	if opt.Problem != "" {
@@ -304,36 +312,35 @@ func (cr *CSVReader) Next() (*lazymask.Instance, error) {
 	return cr.build(id, first, last)
 }
 
+// valueColumns names the five value columns in the order parseRow
+// stores them ("" for none).
+func (cr *CSVReader) valueColumns() [5]string {
+	if cr.problem == lazymask.TSPDL {
+		return [5]string{colX, colY, colDemand, colDraft, ""}
+	}
+	return [5]string{colX, colY, colReady, colDue, colService}
+}
+
 // parseRow appends one row's values to cr.buf.
 func (cr *CSVReader) parseRow(rec []string, line int) error {
 	b := &cr.buf
-	ns := rec[cr.col[colNode]]
+	ns := rec[cr.idx[0]]
 	node, err := strconv.Atoi(strings.TrimSpace(ns))
 	if err != nil {
 		return &CSVError{File: cr.file, Line: line, Column: colNode, Value: ns, HasVal: true, Msg: "not an integer node number"}
 	}
-	num := func(c string, nonNeg bool) (float64, error) {
-		i, ok := cr.col[c]
-		if !ok {
-			return 0, nil // an absent service column: no service time
-		}
-		return parseCSVFloat(cr.file, line, c, rec[i], nonNeg)
-	}
 	var v [5]float64
-	cols := [5]string{colX, colY, colReady, colDue, colService}
-	if cr.problem == lazymask.TSPDL {
-		cols = [5]string{colX, colY, colDemand, colDraft, ""}
-	}
-	for k, c := range cols {
-		if c == "" {
-			continue
+	cols := cr.valueColumns()
+	for k, i := range cr.idx[1:] {
+		if i < 0 {
+			continue // an absent service column: no service time
 		}
-		if v[k], err = num(c, k >= 2); err != nil {
+		if v[k], err = parseCSVFloat(cr.file, line, cols[k], rec[i], k >= 2); err != nil {
 			return err
 		}
 	}
 	if cr.problem == lazymask.TSPTW && v[3] < v[2] {
-		return &CSVError{File: cr.file, Line: line, Column: colDue, Value: rec[cr.col[colDue]], HasVal: true,
+		return &CSVError{File: cr.file, Line: line, Column: colDue, Value: rec[cr.idx[4]], HasVal: true,
 			Msg: fmt.Sprintf("window end %v is before its start (ready %v)", v[3], v[2])}
 	}
 	if node == 0 {
@@ -668,7 +675,7 @@ func ImportCSV(path, timesPath, out string, opt CSVOptions) (CSVSummary, error) 
 				sum.RowGroupRows = max(1, min(DefaultRowGroupRows, csvGroupValues/per))
 			}
 			meta := Metadata{Problem: cr.Problem().String(), Source: path}
-			if w, err = CreateInstances(out, meta, WriterOptions{RowGroupRows: sum.RowGroupRows}); err != nil {
+			if w, err = CreateInstances(out, meta, WriterOptions{RowGroupRows: sum.RowGroupRows, FastCompression: true}); err != nil {
 				return sum, err
 			}
 			sum.MinN, sum.MaxN, scale = in.N, in.N, in.Scale
