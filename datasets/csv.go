@@ -82,20 +82,26 @@ var csvColumnsHelp = "instance, node, x, y, then ready, due[, service] (tsptw) o
 // CSVReader reads instances from a stops CSV (and optionally its travel-time
 // CSV) one at a time, holding one instance in memory.
 type CSVReader struct {
-	file    string
-	r       *csv.Reader
-	col     map[string]int
+	csvRows        // next: the first row of the next instance
 	idx     [6]int // positions of node, x, y and the problem's three columns (-1: absent)
-	width   int
 	problem lazymask.Problem
 	opt     CSVOptions
 	times   *timesReader
 
-	next     []string // the first row of the next instance
+	done bool
+	seen map[string]int // instance id → its first line
+	buf  stopRows
+}
+
+// csvRows reads a CSV file one row ahead: next is the row to come (nil at
+// the end), nextLine its line.
+type csvRows struct {
+	file     string
+	r        *csv.Reader
+	col      map[string]int
+	width    int
+	next     []string
 	nextLine int
-	done     bool
-	seen     map[string]int // instance id → its first line
-	buf      stopRows
 }
 
 // stopRows are one instance's parsed rows in file order.
@@ -118,7 +124,7 @@ func ReadCSV(r io.Reader, file string, times io.Reader, timesFile string, opt CS
 	if opt.Scale < 0 || math.IsNaN(opt.Scale) || math.IsInf(opt.Scale, 0) {
 		return nil, fmt.Errorf("%s: scale %v: want a positive finite number (0 = auto)", file, opt.Scale)
 	}
-	cr := &CSVReader{file: file, r: newCSV(r), opt: opt, seen: map[string]int{}}
+	cr := &CSVReader{csvRows: csvRows{file: file, r: newCSV(r)}, opt: opt, seen: map[string]int{}}
 	head, err := cr.r.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, &CSVError{File: file, Line: 1, Msg: "empty file: want a header " + csvColumnsHelp}
@@ -226,26 +232,27 @@ func csvReadError(file string, err error) error {
 	return fmt.Errorf("%s: %w", file, err)
 }
 
-// advance reads the next row into cr.next (nil at the end).
-func (cr *CSVReader) advance() error {
+// advance reads the next row into next (nil at the end), skipping blank
+// lines; a row of another width than the header's is an error.
+func (c *csvRows) advance() error {
 	for {
-		rec, err := cr.r.Read()
+		rec, err := c.r.Read()
 		if errors.Is(err, io.EOF) {
-			cr.next = nil
+			c.next = nil
 			return nil
 		}
 		if err != nil {
-			return csvReadError(cr.file, err)
+			return csvReadError(c.file, err)
 		}
-		line, _ := cr.r.FieldPos(0)
+		line, _ := c.r.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue // a blank line
+			continue
 		}
-		if len(rec) != cr.width {
-			return raggedError(cr.file, line, rec, cr.width, cr.col)
+		if len(rec) != c.width {
+			return raggedError(c.file, line, rec, c.width, c.col)
 		}
-		cr.next = append(cr.next[:0], rec...)
-		cr.nextLine = line
+		c.next = append(c.next[:0], rec...)
+		c.nextLine = line
 		return nil
 	}
 }
@@ -484,17 +491,12 @@ func autoScale(x, y []float64) (s, minX, minY, ext float64) {
 // timesReader reads a travel-time CSV (instance, from, to, time) in step
 // with the stops file.
 type timesReader struct {
-	file     string
-	r        *csv.Reader
-	col      map[string]int
-	width    int
-	next     []string
-	nextLine int
+	csvRows
 	lastLine int
 }
 
 func newTimesReader(r io.Reader, file string) (*timesReader, error) {
-	t := &timesReader{file: file, r: newCSV(r)}
+	t := &timesReader{csvRows: csvRows{file: file, r: newCSV(r)}}
 	head, err := t.r.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, &CSVError{File: file, Line: 1, Msg: "empty file: want a header instance, from, to, time"}
@@ -513,29 +515,6 @@ func newTimesReader(r io.Reader, file string) (*timesReader, error) {
 	t.width = len(head)
 	t.lastLine = 1
 	return t, t.advance()
-}
-
-func (t *timesReader) advance() error {
-	for {
-		rec, err := t.r.Read()
-		if errors.Is(err, io.EOF) {
-			t.next = nil
-			return nil
-		}
-		if err != nil {
-			return csvReadError(t.file, err)
-		}
-		line, _ := t.r.FieldPos(0)
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue
-		}
-		if len(rec) != t.width {
-			return raggedError(t.file, line, rec, t.width, t.col)
-		}
-		t.next = append(t.next[:0], rec...)
-		t.nextLine = line
-		return nil
-	}
 }
 
 // matrix reads the rows of instance id (of n nodes, whose stops begin at

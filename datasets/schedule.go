@@ -88,14 +88,9 @@ func (s *TourSchedule) Verdict() string {
 // row gets one schedule without a tour. A row naming an unknown instance
 // or carrying a malformed tour is a *RowError of file "solutions".
 func Schedules(insts []*lazymask.Instance, sols []Solution, all bool, emit func(*TourSchedule) error) error {
-	order := make([][]int, len(insts))
-	for r := range sols {
-		s := &sols[r]
-		if s.Instance < 0 || s.Instance >= int64(len(insts)) {
-			return &RowError{File: "solutions", Row: int64(r), Field: "instance",
-				Err: fmt.Errorf("instance %d out of range [0,%d) (size mismatch with the instances)", s.Instance, len(insts))}
-		}
-		order[s.Instance] = append(order[s.Instance], r)
+	order, err := rowsByInstance(len(insts), sols)
+	if err != nil {
+		return err
 	}
 	for i, rows := range order {
 		inst := insts[i].Clone() // the replay caches a matrix: one per instance at a time
