@@ -44,9 +44,11 @@ func TestOwnData(t *testing.T) {
 	}
 	build(cmds...)
 	// Labels and imitation run once lmask-data labels instance files.
+	trained := false
 	if help, _ := exec.Command(filepath.Join(bin, "lmask-data"), "label", "--help").CombinedOutput(); solver == "infer" && !testing.Short() &&
 		strings.Contains(string(help), "--instances") {
 		build("./cmd/lmask-train")
+		trained = true
 	}
 	stops := filepath.Join(root, "datasets", "examples", "stops.csv")
 	cmd := exec.Command("bash", "scripts/own-data.sh", stops, out)
@@ -57,6 +59,16 @@ func TestOwnData(t *testing.T) {
 		t.Fatalf("own-data.sh: %v\n%s", err, b)
 	}
 	t.Logf("%s", b)
+	if trained {
+		for _, f := range []string{"labels/labels.json", "model/encoder.onnx", "model/decoder.onnx"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Fatalf("labels and imitation: %v", err)
+			}
+		}
+		if !strings.Contains(string(b), "imitating 3 label tours") {
+			t.Fatal("the imitation did not read the 3 labels")
+		}
+	}
 
 	var m map[string]any
 	if raw, err := os.ReadFile(filepath.Join(out, "check.json")); err != nil || json.Unmarshal(raw, &m) != nil {
