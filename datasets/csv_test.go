@@ -263,3 +263,42 @@ func TestCSVNothingHalfWritten(t *testing.T) {
 		t.Fatalf("files left: %v", ents)
 	}
 }
+
+// FuzzReadCSV: any stops and times files either fail with an error that
+// names the file and a line, or give instances that pass Validate, with
+// the depot open from time 0.
+func FuzzReadCSV(f *testing.F) {
+	f.Add(goodTW, goodTimes)
+	f.Add(goodTW, "")
+	f.Add("instance,node,x,y,demand,draft\np,0,0,0,0,10\np,1,3,0,4,4\np,2,3,4,6,10\n", "")
+	f.Add(twHead+"a,0,0,0,0,10,0\na,1,\"1\",1,0,9,0\n\n", "instance,from,to,time\na,0,1,1\na,1,0,2\n")
+	f.Fuzz(func(t *testing.T, stops, times string) {
+		var tr io.Reader
+		if times != "" {
+			tr = strings.NewReader(times)
+		}
+		cr, err := ReadCSV(strings.NewReader(stops), "stops.csv", tr, "times.csv", CSVOptions{})
+		for k := 0; err == nil && k < 50; k++ {
+			var in *lazymask.Instance
+			if in, err = cr.Next(); err != nil {
+				break
+			}
+			if verr := in.Validate(); verr != nil {
+				t.Fatalf("instance %d: %v", k, verr)
+			}
+			if in.Problem == lazymask.TSPTW && (in.Early[0] != 0 || in.Service[0] != 0) {
+				t.Fatalf("instance %d: depot opens at %v with service %v", k, in.Early[0], in.Service[0])
+			}
+		}
+		if err == nil || errors.Is(err, io.EOF) {
+			return
+		}
+		var ce *CSVError
+		if !errors.As(err, &ce) && !strings.HasPrefix(err.Error(), "stops.csv") && !strings.HasPrefix(err.Error(), "times.csv") {
+			t.Fatalf("error without a file: %v", err)
+		}
+		if ce != nil && ce.Line < 1 {
+			t.Fatalf("error without a line: %v", err)
+		}
+	})
+}
