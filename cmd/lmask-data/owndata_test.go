@@ -19,6 +19,15 @@ func TestImportExportCSV(t *testing.T) {
 	if err != nil || !strings.Contains(o, "wrote 3 tsptw instances (5-7 nodes, Euclidean distances)") {
 		t.Fatalf("import: %v\n%s", err, o)
 	}
+	pp := filepath.Join(dir, "ports.parquet")
+	if o, err := runCLI(t, "import", "--in", filepath.Join(ex, "ports.csv"), "--problem", "tspdl", "--out", pp); err != nil ||
+		!strings.Contains(o, "wrote 2 tspdl instances (4-5 nodes, Euclidean distances)") {
+		t.Fatalf("import ports: %v\n%s", err, o)
+	}
+	if _, err := runCLI(t, "import", "--in", filepath.Join(ex, "ports.csv"), "--problem", "tsptw", "--out", filepath.Join(dir, "x.parquet")); err == nil ||
+		!strings.Contains(err.Error(), "ports.csv: line 1: the header's columns are those of tspdl, not of the requested tsptw") {
+		t.Fatalf("--problem tsptw on ports: %v", err)
+	}
 	if o, err := runCLI(t, "baseline", "--instances", ip, "--out", sp, "--workers", "1"); err != nil {
 		t.Fatalf("baseline: %v\n%s", err, o)
 	}
