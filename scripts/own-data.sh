@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Your own stops, end to end, at a tiny size (docs/own-data.md explains each step):
-#   scripts/own-data.sh [STOPS.csv] [OUT]
-# 1. imports the stops CSV (default datasets/examples/stops.csv) into OUT/stops.parquet;
+#   scripts/own-data.sh [STOPS.csv] [OUT] [TIMES.csv]
+# 1. imports the stops CSV (default datasets/examples/stops.csv; with TIMES.csv, e.g. datasets/examples/times.csv,
+#    its travel times instead of Euclidean distances) into OUT/stops.parquet;
 # 2. where this lmask-data labels instance files (label --instances) and lmask-train exists: labels the instances
 #    (Random-L starts + local search) and imitates the labels from the shipped network's weights for a few steps,
 #    then exports that network and solves with it; otherwise says so and solves with the shipped network;
@@ -13,13 +14,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 stops=${1:-datasets/examples/stops.csv}
 out=${2:-work/own-data}
+times=()
+[ -z "${3:-}" ] || times=(--times "$3")
 bin=${BIN:-bin}; model=${MODEL:-tsptw50-medium}; solver=${SOLVER:-infer}
 mkdir -p "$out"
 # Outputs are written atomically and never over an existing input; clear the previous run's.
 rm -rf "$out/stops.parquet" "$out/solutions.parquet" "$out/check.json" "$out/schedule.csv" "$out/schedule.json" \
   "$out/labels" "$out/imitate" "$out/model"
 
-"$bin/lmask-data" import --format csv --in "$stops" --out "$out/stops.parquet"
+"$bin/lmask-data" import --format csv --in "$stops" "${times[@]}" --out "$out/stops.parquet"
 
 if "$bin/lmask-data" label --help 2>&1 | grep -q -- '--instances' && [ -x "$bin/lmask-train" ] && [ "$solver" = infer ]; then
   "$bin/lmask-data" label --instances "$out/stops.parquet" --dir "$out/labels" --kicks 5 --workers 1

@@ -17,16 +17,18 @@ import (
 )
 
 // TestOwnData runs the README's own-data walkthrough (own-data.sh) on the
-// example stops and checks its schedules against the CSV it started from:
-// every stop in its window in the file's own units, arrivals that add up,
-// costs that the checker computes, one row per stop. With onnxruntime it
-// solves with the shipped network, without it with the Random-L baseline.
+// example stops, with Euclidean distances and with the example travel-time
+// file, and checks its schedules against the CSVs it started from: every
+// stop in its window in the files' own units, travel times as the files
+// give them, arrivals that add up, costs that the checker computes, one row
+// per stop. With onnxruntime it solves with the shipped network, without it
+// with the Random-L baseline.
 func TestOwnData(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not found")
 	}
 	root, _ := filepath.Abs("..")
-	bin, out := t.TempDir(), t.TempDir()
+	bin := t.TempDir()
 	cmds := []string{"./cmd/lmask-data"}
 	solver := "baseline"
 	if engine.Available() == nil {
@@ -50,8 +52,22 @@ func TestOwnData(t *testing.T) {
 		build("./cmd/lmask-train")
 		trained = true
 	}
-	stops := filepath.Join(root, "datasets", "examples", "stops.csv")
-	cmd := exec.Command("bash", "scripts/own-data.sh", stops, out)
+	ex := filepath.Join(root, "datasets", "examples")
+	t.Run("euclidean", func(t *testing.T) { ownData(t, root, bin, solver, trained, filepath.Join(ex, "stops.csv"), "") })
+	t.Run("times", func(t *testing.T) {
+		ownData(t, root, bin, solver, false, filepath.Join(ex, "stops.csv"), filepath.Join(ex, "times.csv"))
+	})
+}
+
+// ownData runs own-data.sh on stops (and times, when not "") and checks its
+// outputs; trained says that the labels and imitation ran.
+func ownData(t *testing.T, root, bin, solver string, trained bool, stops, times string) {
+	out := t.TempDir()
+	args := []string{"scripts/own-data.sh", stops, out}
+	if times != "" {
+		args = append(args, times)
+	}
+	cmd := exec.Command("bash", args...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "BIN="+bin, "SOLVER="+solver)
 	b, err := cmd.CombinedOutput()
@@ -78,14 +94,25 @@ func TestOwnData(t *testing.T) {
 		t.Fatalf("check: %v", m)
 	}
 
-	// The windows in the file's units, by instance and node.
-	type window struct{ ready, due, service float64 }
+	// The windows, coordinates and travel times in the files' units.
+	type window struct{ x, y, ready, due, service float64 }
 	win := map[string]window{}
 	size := map[string]int{}
 	for _, r := range readCSV(t, stops)[1:] {
 		f := func(i int) float64 { v, _ := strconv.ParseFloat(r[i], 64); return v }
-		win[r[0]+"/"+r[1]] = window{f(4), f(5), f(6)}
+		win[r[0]+"/"+r[1]] = window{f(2), f(3), f(4), f(5), f(6)}
 		size[r[0]]++
+	}
+	travel := func(inst, from, to string) float64 {
+		a, b := win[inst+"/"+from], win[inst+"/"+to]
+		return math.Hypot(a.x-b.x, a.y-b.y)
+	}
+	if times != "" {
+		tt := map[string]float64{}
+		for _, r := range readCSV(t, times)[1:] {
+			tt[r[0]+"/"+r[1]+"/"+r[2]], _ = strconv.ParseFloat(r[3], 64)
+		}
+		travel = func(inst, from, to string) float64 { return tt[inst+"/"+from+"/"+to] }
 	}
 	recs := readCSV(t, filepath.Join(out, "schedule.csv"))
 	col := map[string]int{}
@@ -102,7 +129,7 @@ func TestOwnData(t *testing.T) {
 	tours := map[string][]int{}
 	costs := map[string]float64{}
 	sum := 0.0
-	prevDep := 0.0
+	prevDep, prevNode := 0.0, "0"
 	for k, r := range recs[1:] {
 		v := func(c string) float64 {
 			x, err := strconv.ParseFloat(r[col[c]], 64)
@@ -128,6 +155,10 @@ func TestOwnData(t *testing.T) {
 		if math.Abs(arr-(prevDep+v("travel"))) > 1e-9 {
 			t.Fatalf("row %d: arrival %v ≠ departure %v + travel %v", k+2, arr, prevDep, v("travel"))
 		}
+		if want := travel(name, prevNode, node); stop > 0 && math.Abs(v("travel")-want) > 1e-9 {
+			t.Fatalf("row %d: travel %v from node %s, the files say %v", k+2, v("travel"), prevNode, want)
+		}
+		prevNode = node
 		if stop == size[name] { // the return to the depot
 			tours[name] = append(tours[name], -1)
 			continue
