@@ -24,7 +24,8 @@ rm -rf "$out/stops.parquet" "$out/solutions.parquet" "$out/check.json" "$out/sch
 
 "$bin/lmask-data" import --format csv --in "$stops" "${times[@]}" --out "$out/stops.parquet"
 
-if "$bin/lmask-data" label --help 2>&1 | grep -q -- '--instances' && [ -x "$bin/lmask-train" ] && [ "$solver" = infer ]; then
+label_help=$("$bin/lmask-data" label --help 2>&1 || true) # not a pipe into grep -q: pipefail and SIGPIPE
+if [[ $label_help == *--instances* ]] && [ -x "$bin/lmask-train" ] && [ "$solver" = infer ]; then
   "$bin/lmask-data" label --instances "$out/stops.parquet" --dir "$out/labels" --kicks 5 --workers 1
   "$bin/lmask-train" --imitate "$out/labels" --init-from "$model" --out "$out/imitate" --steps 2
   "$bin/lmask-train" export --checkpoint "$out/imitate" --out "$out/model"
