@@ -305,14 +305,9 @@ func evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution, div 
 	if err != nil {
 		return Metrics{}, err
 	}
-	order := make([][]int, len(insts))
-	for r := range sols {
-		s := &sols[r]
-		if s.Instance < 0 || s.Instance >= int64(len(insts)) {
-			return Metrics{}, &RowError{File: "solutions", Row: int64(r), Field: "instance",
-				Err: fmt.Errorf("instance %d out of range [0,%d) (size mismatch with the instances)", s.Instance, len(insts))}
-		}
-		order[s.Instance] = append(order[s.Instance], r)
+	order, err := rowsByInstance(len(insts), sols)
+	if err != nil {
+		return Metrics{}, err
 	}
 	for i, rows := range order {
 		// A fresh copy per instance, so the checker's cached matrices do
@@ -337,6 +332,22 @@ func evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution, div 
 	m.Best = t.best
 	div.finish()
 	return m, nil
+}
+
+// rowsByInstance lists, for each of n instances, the rows of sols that name
+// it, in file order; a row naming an instance out of range is a *RowError
+// of file "solutions".
+func rowsByInstance(n int, sols []Solution) ([][]int, error) {
+	order := make([][]int, n)
+	for r := range sols {
+		s := &sols[r]
+		if s.Instance < 0 || s.Instance >= int64(n) {
+			return nil, &RowError{File: "solutions", Row: int64(r), Field: "instance",
+				Err: fmt.Errorf("instance %d out of range [0,%d) (size mismatch with the instances)", s.Instance, n)}
+		}
+		order[s.Instance] = append(order[s.Instance], r)
+	}
+	return order, nil
 }
 
 // jsonNum is a float that encodes NaN and ±Inf as JSON null.

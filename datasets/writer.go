@@ -5,6 +5,7 @@ import (
 	"github.com/lmask/lmask/internal/atomicfile"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/lmask/lmask/lazymask"
 )
@@ -18,6 +19,9 @@ type WriterOptions struct {
 	// RowGroupRows is the number of rows per row group (DefaultRowGroupRows
 	// when zero).
 	RowGroupRows int
+	// FastCompression uses zstd's fastest level instead of its default:
+	// compression is most of an import's time, and the reader is the same.
+	FastCompression bool
 }
 
 // rowWriter streams rows of type T into an atomically created Parquet file.
@@ -41,8 +45,12 @@ func newRowWriter[T any](path string, meta Metadata, opt WriterOptions) (*rowWri
 	if group <= 0 {
 		group = DefaultRowGroupRows
 	}
+	codec := &parquet.Zstd
+	if opt.FastCompression {
+		codec = &zstd.Codec{Level: zstd.SpeedFastest}
+	}
 	opts := []parquet.WriterOption{
-		parquet.Compression(&parquet.Zstd),
+		parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(int64(group)),
 		parquet.CreatedBy("lmask", FormatVersion, "datasets"),
 	}
@@ -149,6 +157,10 @@ func (iw *InstanceWriter) Write(inst *lazymask.Instance, knownTour []int) error 
 
 // Rows is the number of instances written so far.
 func (iw *InstanceWriter) Rows() int64 { return iw.w.rows }
+
+// SetMetadata sets a file-level key before Close, for what a streaming
+// writer learns only at the end (a common size or scale).
+func (iw *InstanceWriter) SetMetadata(key, value string) { iw.w.pw.SetKeyValueMetadata(key, value) }
 
 // Close writes the footer and atomically moves the file into place.
 func (iw *InstanceWriter) Close() error { return iw.w.close() }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/internal/cliapp"
 )
 
 func init() {
@@ -19,12 +20,17 @@ func init() {
 			"solutions file and needs --instances, the instances file it refers to. A LIB (Dumas, Gendreau,\n" +
 			"Ohlmann-Thomas; also the TSPLIB keyword layout of da Silva-Urrutia's .tsptw files, gzipped or not;\n" +
 			"format dumas) or Rakke file or directory becomes an instances file; its optimal.csv or\n" +
-			"best_known.csv becomes a cost-only solutions file at --references (default OUT with .refs.parquet).",
+			"best_known.csv becomes a cost-only solutions file at --references (default OUT with .refs.parquet).\n" +
+			"A stops CSV (format csv: instance, node, x, y, then ready, due[, service] or demand, draft), with an\n" +
+			"optional travel-time CSV (--times: instance, from, to, time), becomes an instances file, streaming.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "in", Usage: "input .npz file, benchmark file or benchmark directory", Required: true},
 			&cli.StringFlag{Name: "out", Usage: "output Parquet file", Required: true},
 			&cli.StringFlag{Name: "instances", Usage: "instances Parquet file a reference .npz refers to"},
-			&cli.StringFlag{Name: "format", Usage: "npz, dumas or rakke (detected when empty)"},
+			&cli.StringFlag{Name: "format", Usage: "npz, dumas, rakke or csv (detected when empty)"},
+			&cli.StringFlag{Name: "times", Usage: "csv: travel-time CSV (instance, from, to, time), instead of Euclidean distances"},
+			&cli.StringFlag{Name: "problem", Usage: "csv: tsptw or tspdl (checked against the header; inferred when empty)"},
+			&cli.Float64Flag{Name: "scale", Usage: "csv: divide every coordinate and time by this (0 = per instance, a power of two ≥ the coordinates' extent)"},
 			&cli.StringFlag{Name: "references", Usage: "where a benchmark's reference values go (default OUT.refs.parquet)"},
 			&cli.StringFlag{Name: "coords", Usage: "directory of Solomon-style coordinate files for LIB instances (default: sibling tsptw-dumas-coords)"},
 			&cli.StringFlag{Name: "fallback", Usage: "coordinates when none exist: mds (classical MDS of the matrix) or error", Value: datasets.FallbackMDS},
@@ -39,16 +45,42 @@ func importAction(c *cli.Context) error {
 		return fmt.Errorf("import: --in: %w", err)
 	}
 	format := c.String("format")
-	if format == "" && strings.HasSuffix(in, ".npz") {
+	switch {
+	case format == "" && strings.HasSuffix(in, ".npz"):
 		format = "npz"
+	case format == "" && strings.HasSuffix(in, ".csv"):
+		format = datasets.FormatCSV
+	}
+	if format != datasets.FormatCSV {
+		for _, f := range []string{"times", "problem", "scale"} {
+			if c.IsSet(f) {
+				return cliapp.Usagef("import: flag --%s applies to --format csv only", f)
+			}
+		}
 	}
 	switch format {
+	case datasets.FormatCSV:
+		return importCSV(c, in, out)
 	case "npz":
 		return importNPZ(c, in, out)
 	case "", datasets.FormatLIB, datasets.FormatRakke:
 		return importBenchmark(c, in, out, format)
 	}
-	return fmt.Errorf("import: unknown --format %q (want npz, dumas or rakke)", format)
+	return fmt.Errorf("import: unknown --format %q (want npz, dumas, rakke or csv)", format)
+}
+
+func importCSV(c *cli.Context, in, out string) error {
+	sum, err := datasets.ImportCSV(in, c.String("times"), out, datasets.CSVOptions{
+		Problem: c.String("problem"), Scale: c.Float64("scale")})
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	dist := "Euclidean distances"
+	if sum.HasTimes {
+		dist = "travel times from " + c.String("times")
+	}
+	fmt.Fprintf(c.App.Writer, "wrote %d %s instances (%d-%d nodes, %s) to %s\n", sum.Instances, sum.Problem, sum.MinN, sum.MaxN, dist, out)
+	return nil
 }
 
 func importNPZ(c *cli.Context, in, out string) error {

@@ -84,7 +84,7 @@ func interruptible(action cli.ActionFunc) cli.ActionFunc {
 }
 
 // inputFlags are the flags that name files a command reads.
-var inputFlags = []string{"in", "instances", "solutions", "reference"}
+var inputFlags = []string{"in", "instances", "solutions", "reference", "times"}
 
 // outputFlags are the flags that name files a command writes.
 var outputFlags = []string{"out", "references"}

@@ -7,7 +7,6 @@ import (
 	"github.com/lmask/lmask/internal/atomicfile"
 	"image/color"
 	"io"
-	"math"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -59,9 +58,8 @@ type solution struct {
 	schedule []visit
 }
 
-// replay checks tour with lazymask.Check and replays its schedule with the
-// checker's conventions (t = 0 at the depot, arr = t + D, service from
-// max(arr, e); load accumulated from 0).
+// replay checks tour and takes its schedule from lazymask.Schedule (the
+// checker's conventions).
 func replay(inst *lazymask.Instance, tour []int) (*solution, error) {
 	if err := inst.Validate(); err != nil {
 		return nil, fmt.Errorf("instance %q: %w", inst.Name, err)
@@ -74,27 +72,22 @@ func replay(inst *lazymask.Instance, tour []int) (*solution, error) {
 		}
 		return s, nil
 	}
-	res, err := lazymask.Check(inst, tour)
+	stops, res, err := lazymask.Schedule(inst, tour)
 	var te *lazymask.TourError
 	if errors.As(err, &te) {
 		return nil, err
 	}
 	errors.As(err, &s.first)
 	s.res = res
-	t, load, prev := 0.0, 0.0, 0
-	for k := 1; k < inst.N; k++ {
-		cur := tour[k]
+	for _, st := range stops[1 : len(stops)-1] {
+		cur := st.Node
 		v := visit{node: cur, lo: lower(inst, cur), hi: upper(inst, cur), violated: res.Violation[cur] > lazymask.Tol}
 		if inst.Problem == lazymask.TSPTW {
-			v.value = t + inst.D(prev, cur)
-			v.start = math.Max(v.value, inst.Early[cur])
-			t = v.start + inst.Service[cur]
+			v.value, v.start = st.Arrival, st.Start
 		} else {
-			load += inst.Demand[cur]
-			v.value, v.start = load, load
+			v.value, v.start = st.Load, st.Load
 		}
 		s.schedule = append(s.schedule, v)
-		prev = cur
 	}
 	return s, nil
 }
