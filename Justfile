@@ -21,10 +21,10 @@ build:
     mkdir -p bin
     go build -o bin/ ./cmd/...
 
-# Solve the bundled dataset with the bundled model; print the metrics table.
+# Solve the bundled dataset with the bundled model (--preset best: network + local search); print the metrics table.
 demo: build
     mkdir -p out
-    ./bin/lmask-infer --model {{model}} --data {{data}} --out out/demo-solutions.parquet --metrics-json out/demo-metrics.json --budget 200
+    ./bin/lmask-infer --model {{model}} --data {{data}} --out out/demo-solutions.parquet --metrics-json out/demo-metrics.json --preset best
     ./bin/lmask-data check --instances {{data}} --solutions out/demo-solutions.parquet
     ./bin/lmask-data plot --instances {{data}} --solutions out/demo-solutions.parquet --index 0 --out out/demo-tour.svg
     @echo "solutions: out/demo-solutions.parquet  metrics: out/demo-metrics.json  picture of instance 0: out/demo-tour.svg"
