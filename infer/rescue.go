@@ -76,7 +76,10 @@ func (opt Options) retryAll(ctx context.Context, s *engine.Solver, insts []*lazy
 		if sols[i].Best.Feasible {
 			continue
 		}
-		r, tried, err := s.Retry(ctx, in, first+int64(i), opt.RescueBudget, time.Now().Add(opt.RescueTime/2))
+		// At least ×4 and ×16 of the instance's own budget, which
+		// BudgetPerNode may have raised past RescueBudget.
+		maxBudget := max(opt.RescueBudget, 16*opt.Decode.BudgetFor(in.N))
+		r, tried, err := s.Retry(ctx, in, first+int64(i), maxBudget, time.Now().Add(opt.RescueTime/2))
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s row %d: %w", opt.Data, first+int64(i), err)
 		}

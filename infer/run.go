@@ -71,8 +71,8 @@ type Options struct {
 	RescueBudget int
 	// Escalate moves the escalation's retries ahead of the search: each
 	// instance whose decode gave no feasible tour is decoded again alone
-	// with the budget ×4, ×16, … up to RescueBudget, within half of
-	// RescueTime (engine.Solver.Retry); a feasible tour found joins the
+	// with the budget ×4, ×16, … up to RescueBudget (at least ×16 of its
+	// own), within half of RescueTime (engine.Solver.Retry); a feasible tour found joins the
 	// search's starts, so the search does not start from a repair. The
 	// escalation after the search then skips the retries. Needs
 	// RescueTime > 0.
