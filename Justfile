@@ -49,6 +49,10 @@ eval-dumas model="" *flags="":
 eval-bench bench *args="":
     bash scripts/eval-bench.sh {{bench}} {{args}}
 
+# A whole benchmark (dumas, gendreau, ohlmann-thomas, dasilva-urrutia, rakke; ../shared) with only the given flags: mean, p95 and worst gaps, e.g. ./just eval-robust gendreau --preset best
+eval-robust bench *args="":
+    bash scripts/eval-robust.sh {{bench}} {{args}}
+
 # Local search from Random-L ×8 tours on the paper's test sets (../shared), with the given kick counts.
 eval-baseline *kicks="0 10":
     bash scripts/eval-baseline.sh {{kicks}}
