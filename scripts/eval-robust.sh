@@ -4,6 +4,7 @@
 # (nearest rank) and largest gap to the best known or optimal value, the worst instances, and the wall time.
 #   scripts/eval-robust.sh dumas|gendreau|ohlmann-thomas|dasilva-urrutia|rakke [MODEL] [lmask-infer FLAGS...]
 # Default models: tsptw50-medium (TSPTW), tspdl50-medium (Rakke). The imported file is cached under out/robust.
+# GROUP=n200 solves only the instances whose file names start with it (n200w20.001 ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bench=${1:?usage: scripts/eval-robust.sh dumas|gendreau|ohlmann-thomas|dasilva-urrutia|rakke [MODEL] [FLAGS...]}; shift
@@ -18,10 +19,20 @@ src=$shared/benchmarks/$dir
 if [ ! -d "$src" ]; then echo "eval-robust: $src not found (set LMASK_SHARED); skipping" >&2; exit 0; fi
 mkdir -p out/robust bin
 go build -o bin/ ./cmd/lmask-data ./cmd/lmask-infer
+group=${GROUP:-}
+bench=$bench${group:+-$group}
 data=out/robust/$bench.parquet
 if [ ! -e "$data" ]; then
-  coords=(); [ "$bench" = dumas ] && coords=(--coords "$shared/benchmarks/tsptw-dumas-coords")
-  bin/lmask-data import --in "$src" --format $format "${coords[@]}" --out "$data" --references "${data%.parquet}.refs.parquet" >/dev/null
+  in=$src
+  if [ -n "$group" ]; then # a folder of links to the group's files, with their reference rows
+    in=out/robust/$bench; rm -rf "$in"; mkdir -p "$in"
+    for f in "$src/$group"[w_]*; do ln -s "$(realpath "$f")" "$in/"; done
+    for r in optimal.csv best_known.csv; do
+      [ -e "$src/$r" ] && { head -1 "$src/$r"; grep -h "^$group[w_]" "$src/$r"; } > "$in/$r"
+    done
+  fi
+  coords=(); [ "$dir" = tsptw-dumas ] && coords=(--coords "$shared/benchmarks/tsptw-dumas-coords")
+  bin/lmask-data import --in "$in" --format $format "${coords[@]}" --out "$data" --references "${data%.parquet}.refs.parquet" >/dev/null
 fi
 tag=$(echo "$*" | tr -c 'a-zA-Z0-9.\n' _)
 m=out/robust/$bench-$tag.metrics.json
