@@ -21,10 +21,10 @@ build:
     mkdir -p bin
     go build -o bin/ ./cmd/...
 
-# Solve the bundled dataset with the bundled model; print the metrics table.
+# Solve the bundled dataset with the bundled model (--preset best: network + local search); print the metrics table.
 demo: build
     mkdir -p out
-    ./bin/lmask-infer --model {{model}} --data {{data}} --out out/demo-solutions.parquet --metrics-json out/demo-metrics.json --budget 200
+    ./bin/lmask-infer --model {{model}} --data {{data}} --out out/demo-solutions.parquet --metrics-json out/demo-metrics.json --preset best
     ./bin/lmask-data check --instances {{data}} --solutions out/demo-solutions.parquet
     ./bin/lmask-data plot --instances {{data}} --solutions out/demo-solutions.parquet --index 0 --out out/demo-tour.svg
     @echo "solutions: out/demo-solutions.parquet  metrics: out/demo-metrics.json  picture of instance 0: out/demo-tour.svg"
@@ -52,6 +52,10 @@ eval-dumas model="" *flags="":
 # Rakke TSPDL; Gendreau, Ohlmann-Thomas or da Silva-Urrutia TSPTW (../shared), one row per size.
 eval-bench bench *args="":
     bash scripts/eval-bench.sh {{bench}} {{args}}
+
+# A whole benchmark (dumas, gendreau, ohlmann-thomas, dasilva-urrutia, rakke; ../shared) with only the given flags: mean, p95 and worst gaps, e.g. ./just eval-robust gendreau --preset best
+eval-robust bench *args="":
+    bash scripts/eval-robust.sh {{bench}} {{args}}
 
 # Local search from Random-L ×8 tours on the paper's test sets (../shared), with the given kick counts.
 eval-baseline *kicks="0 10":

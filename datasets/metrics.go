@@ -1,10 +1,12 @@
 package datasets
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/lmask/lmask/lazymask"
 )
@@ -50,6 +52,14 @@ type Metrics struct {
 	// than any feasible tour); NaN when none.
 	GapFeasibleRef      float64
 	GapFeasibleRefCount int
+	// GapP95, GapP99 and GapMax are the 95th and 99th percentiles and the
+	// largest of the same GapCount per-instance gaps (fractions; NaN when
+	// none). A percentile is the nearest rank: the ⌈p·k⌉-th smallest of the
+	// k gaps, so it is always one instance's gap.
+	GapP95, GapP99, GapMax float64
+	// Worst are the (at most WorstCount) instances of largest gap, largest
+	// first (ties by index).
+	Worst []WorstGap
 	// References counts the instances with a finite reference cost;
 	// RefInfeasible those whose reference tour fails lazymask.Check and
 	// RefWithoutTour those whose reference row has a cost but no tour.
@@ -62,11 +72,43 @@ type Metrics struct {
 	Best []float64 `json:"-"`
 }
 
+// WorstCount is how many of the worst instances Metrics names.
+const WorstCount = 5
+
+// WorstGap is one instance of Metrics.Worst: its index, its name (empty
+// where the instance has none) and its gap (a fraction).
+type WorstGap struct {
+	Instance int64   `json:"instance"`
+	Name     string  `json:"name,omitempty"`
+	Gap      float64 `json:"gap"`
+}
+
+// Label is the instance's name, or "#index" where it has none.
+func (w WorstGap) Label() string {
+	if w.Name != "" {
+		return w.Name
+	}
+	return fmt.Sprintf("#%d", w.Instance)
+}
+
+// NearestRank is the p-quantile (0 < p ≤ 1) of sorted values by the
+// nearest-rank rule: the ⌈p·k⌉-th smallest of the k values (NaN when k = 0).
+func NearestRank(sorted []float64, p float64) float64 {
+	k := len(sorted)
+	if k == 0 {
+		return math.NaN()
+	}
+	// The small epsilon keeps p·k = 19.000000000000004 at rank 19.
+	r := int(math.Ceil(p*float64(k) - 1e-9))
+	return sorted[min(max(r, 1), k)-1]
+}
+
 // Tally computes Metrics from a stream: instances are added one at a time
 // (AddInstance), then their solution rows (AddRow) and any further tours
 // that compete for an instance's best length without counting as rows
 // (AddCandidate, e.g. a local search's result). Only the per-instance best
-// length and reference are kept, so it serves streamed files of any size.
+// length, reference and name are kept, so it serves streamed files of any
+// size (the percentiles need every gap).
 type Tally struct {
 	n        int       // instances tallied (hi − lo)
 	off      int64     // index of the first tallied instance (NewTallyRange)
@@ -75,6 +117,7 @@ type Tally struct {
 	refTour  [][]int   // its tour (nil: none)
 	added    []bool
 	named    []bool
+	name     []string // instance names, for Metrics.Worst
 	best     []float64
 	scale    []float64
 	m        Metrics
@@ -98,7 +141,7 @@ func NewTallyRange(n, lo, hi int64, refs []Solution) (*Tally, error) {
 		return nil, fmt.Errorf("metrics: range %d..%d of %d instances", lo, hi, n)
 	}
 	k := int(hi - lo)
-	t := &Tally{n: k, off: lo, added: make([]bool, k), named: make([]bool, k), best: make([]float64, k), scale: make([]float64, k)}
+	t := &Tally{n: k, off: lo, added: make([]bool, k), named: make([]bool, k), name: make([]string, k), best: make([]float64, k), scale: make([]float64, k)}
 	for i := range t.best {
 		t.best[i] = math.Inf(1)
 	}
@@ -138,7 +181,7 @@ func (t *Tally) AddInstance(index int64, inst *lazymask.Instance) error {
 	if t.added[i] {
 		return fmt.Errorf("metrics: instance %d added twice", index)
 	}
-	t.added[i], t.scale[i] = true, inst.Scale
+	t.added[i], t.scale[i], t.name[i] = true, inst.Scale, inst.Name
 	t.m.Instances++
 	if t.ref == nil || math.IsInf(t.ref[i], 1) {
 		return nil
@@ -238,8 +281,10 @@ func (t *Tally) Metrics() Metrics {
 	if m.Tours > 0 {
 		m.MeanLength = t.sumLen / float64(m.Tours)
 	}
+	m.GapP95, m.GapP99, m.GapMax = math.NaN(), math.NaN(), math.NaN()
 	noFeas := 0
 	var sumObj, sumOrig, sumGap, sumFeasRef float64
+	var gaps []WorstGap
 	for i, b := range t.best {
 		if !t.added[i] {
 			continue
@@ -260,6 +305,7 @@ func (t *Tally) Metrics() Metrics {
 		g := (b - t.ref[i]) / t.ref[i]
 		m.GapCount++
 		sumGap += g
+		gaps = append(gaps, WorstGap{Instance: t.off + int64(i), Name: t.name[i], Gap: g})
 		if t.refTour[i] != nil { // replayed feasible by AddInstance
 			m.GapFeasibleRefCount++
 			sumFeasRef += g
@@ -277,7 +323,26 @@ func (t *Tally) Metrics() Metrics {
 	if m.GapFeasibleRefCount > 0 {
 		m.GapFeasibleRef = sumFeasRef / float64(m.GapFeasibleRefCount)
 	}
+	m.setWorst(gaps)
 	return m
+}
+
+// setWorst fills the percentiles, the largest gap and Worst from every
+// instance's gap (reordered).
+func (m *Metrics) setWorst(gaps []WorstGap) {
+	if len(gaps) == 0 {
+		return
+	}
+	// Largest gap first, ties by index; vals ascending for the ranks.
+	slices.SortFunc(gaps, func(a, b WorstGap) int {
+		return cmp.Or(cmp.Compare(b.Gap, a.Gap), cmp.Compare(a.Instance, b.Instance))
+	})
+	vals := make([]float64, len(gaps))
+	for i, g := range gaps {
+		vals[len(gaps)-1-i] = g.Gap
+	}
+	m.GapP95, m.GapP99, m.GapMax = NearestRank(vals, 0.95), NearestRank(vals, 0.99), vals[len(vals)-1]
+	m.Worst = slices.Clone(gaps[:min(WorstCount, len(gaps))])
 }
 
 // Evaluate replays every tour of sols on its instance and computes Metrics
@@ -365,8 +430,10 @@ func (f jsonNum) MarshalJSON() ([]byte, error) {
 // sol_infeasible, inst_infeasible, obj, obj_orig, gap, gap_feasible_ref,
 // mean_length, feasible_tours, violating_tours, missing_tours,
 // unsolved_instances, max_violation, obj_count, gap_count,
-// gap_feasible_ref_count, references, ref_infeasible and
-// ref_without_tour. Undefined values (NaN) are written as null.
+// gap_feasible_ref_count, references, ref_infeasible, ref_without_tour,
+// gap_p95, gap_p99, gap_max, gap_percentiles (the rule: "nearest-rank")
+// and worst_instances (a list of {instance, name, gap}, largest gap
+// first). Undefined values (NaN) are written as null.
 func (m Metrics) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m.jsonFields())
 }
@@ -378,6 +445,10 @@ func (m Metrics) JSONFields() map[string]any {
 }
 
 func (m Metrics) jsonFields() map[string]any {
+	worst := m.Worst
+	if worst == nil {
+		worst = []WorstGap{}
+	}
 	return map[string]any{
 		"instances": m.Instances, "tours": m.Tours, "rows": m.Rows,
 		"sol_infeasible": jsonNum(m.SolInfeasible), "inst_infeasible": jsonNum(m.InstInfeasible),
@@ -387,6 +458,8 @@ func (m Metrics) jsonFields() map[string]any {
 		"unsolved_instances": m.Unsolved, "max_violation": jsonNum(m.MaxViolation),
 		"obj_count": m.ObjCount, "gap_count": m.GapCount, "gap_feasible_ref_count": m.GapFeasibleRefCount,
 		"references": m.References, "ref_infeasible": m.RefInfeasible, "ref_without_tour": m.RefWithoutTour,
+		"gap_p95": jsonNum(m.GapP95), "gap_p99": jsonNum(m.GapP99), "gap_max": jsonNum(m.GapMax),
+		"gap_percentiles": "nearest-rank", "worst_instances": worst,
 	}
 }
 

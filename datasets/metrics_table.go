@@ -3,6 +3,7 @@ package datasets
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/lmask/lmask/lazymask"
 )
@@ -30,6 +31,13 @@ func (m Metrics) WriteTable(w io.Writer, gap bool) {
 			line("gap", "n/a (no instance has both a feasible tour and a reference cost)")
 		} else {
 			line("gap", "%.4f%% (over the %d of %d instances with a feasible tour that have a reference cost)", 100*m.Gap, m.GapCount, m.ObjCount)
+			line("gap_p95, p99", "%.4f%%, %.4f%% (nearest rank: the ⌈p·k⌉-th smallest of the k gaps)", 100*m.GapP95, 100*m.GapP99)
+			line("gap_max", "%.4f%%", 100*m.GapMax)
+			worst := make([]string, len(m.Worst))
+			for i, g := range m.Worst {
+				worst[i] = fmt.Sprintf("%s %.4f%%", g.Label(), 100*g.Gap)
+			}
+			line("worst_instances", "%s", strings.Join(worst, ", "))
 		}
 		if m.RefInfeasible > 0 && m.GapFeasibleRefCount > 0 {
 			line("gap_feasible_ref", "%.4f%% (over the %d of them whose reference tour passes the checker; %d reference tours break a constraint)",

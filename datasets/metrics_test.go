@@ -3,6 +3,7 @@ package datasets
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -221,5 +222,92 @@ func TestTallyErrors(t *testing.T) {
 	}
 	if _, err := tl.AddRow(0, in, []int{0, 2}); err == nil {
 		t.Error("malformed row accepted")
+	}
+}
+
+func TestNearestRank(t *testing.T) {
+	v := []float64{1, 2, 3, 4, 5}
+	for _, tc := range []struct{ p, want float64 }{{0.2, 1}, {0.21, 2}, {0.4, 2}, {0.5, 3}, {0.95, 5}, {1, 5}} {
+		if got := NearestRank(v, tc.p); got != tc.want {
+			t.Errorf("NearestRank(1..5, %v) = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+	// 0.07·100 is 7.000000000000001 in floating point: still rank 7.
+	h := make([]float64, 100)
+	for i := range h {
+		h[i] = float64(i + 1)
+	}
+	if got := NearestRank(h, 0.07); got != 7 {
+		t.Errorf("NearestRank(1..100, 0.07) = %v, want 7", got)
+	}
+	if !math.IsNaN(NearestRank(nil, 0.5)) {
+		t.Error("NearestRank of no values is not NaN")
+	}
+}
+
+// TestTallyWorstGaps: 20 instances whose best tours (length 4) are i% above
+// their references (i = 1..20, in a shuffled order), one more without a
+// reference and one without a feasible tour, which count in neither.
+func TestTallyWorstGaps(t *testing.T) {
+	order := []int{7, 20, 3, 11, 1, 19, 5, 14, 9, 16, 2, 18, 12, 6, 15, 10, 4, 17, 8, 13}
+	var insts []*lazymask.Instance
+	var sols, refs []Solution
+	for i, pct := range order {
+		in := squareInstance()
+		if pct%2 == 0 {
+			in.Name = fmt.Sprintf("sq%02d", pct)
+		}
+		insts = append(insts, in)
+		sols = append(sols, Solution{Instance: int64(i), Tour: []int{0, 1, 2, 3}})
+		refs = append(refs, Solution{Instance: int64(i), Cost: 4 / (1 + float64(pct)/100)})
+	}
+	insts = append(insts, squareInstance(), squareInstance())
+	sols = append(sols, Solution{Instance: 20, Tour: []int{0, 1, 2, 3}}, Solution{Instance: 21, Tour: []int{0, 3, 2, 1}})
+	refs = append(refs, Solution{Instance: 21, Cost: 1})
+	m, err := Evaluate(insts, sols, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-12 }
+	if m.GapCount != 20 || !near(m.Gap, 0.105) || !near(m.GapP95, 0.19) || !near(m.GapP99, 0.20) || !near(m.GapMax, 0.20) {
+		t.Fatalf("gap %v over %d, p95 %v, p99 %v, max %v; want 0.105 over 20, 0.19, 0.20, 0.20", m.Gap, m.GapCount, m.GapP95, m.GapP99, m.GapMax)
+	}
+	// Largest first: 20% (row 1), 19% (row 5, no name), 18% (row 11),
+	// 17% (row 17, no name), 16% (row 9).
+	want := []string{"sq20", "#5", "sq18", "#17", "sq16"}
+	if len(m.Worst) != WorstCount {
+		t.Fatalf("worst %+v", m.Worst)
+	}
+	for i, w := range m.Worst {
+		if w.Label() != want[i] || !near(w.Gap, float64(20-i)/100) {
+			t.Errorf("worst[%d] = %s %v, want %s %v", i, w.Label(), w.Gap, want[i], float64(20-i)/100)
+		}
+	}
+	js, _ := json.Marshal(m)
+	for _, k := range []string{`"gap_p95":0.18999`, `"gap_percentiles":"nearest-rank"`, `"worst_instances":[{"instance":1,"name":"sq20","gap":0.19999`, `{"instance":5,"gap":0.18999`} {
+		if !strings.Contains(string(js), k) {
+			t.Errorf("json %s lacks %s", js, k)
+		}
+	}
+	var tb strings.Builder
+	m.WriteTable(&tb, true)
+	for _, k := range []string{"gap_p95, p99      19.0000%, 20.0000%", "gap_max           20.0000%", "worst_instances   sq20 20.0000%, #5 19.0000%, sq18 18.0000%, #17 17.0000%, sq16 16.0000%"} {
+		if !strings.Contains(tb.String(), k) {
+			t.Errorf("table lacks %q:\n%s", k, tb.String())
+		}
+	}
+	// Ties keep the lower index first; without gaps the fields are NaN and
+	// the list is empty.
+	tie, err := Evaluate(insts[:3], sols[:3], []Solution{{Instance: 0, Cost: 2}, {Instance: 1, Cost: 2}, {Instance: 2, Cost: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tie.Worst) != 3 || tie.Worst[0].Instance != 0 || tie.Worst[2].Instance != 2 || tie.GapMax != 1 || tie.GapP95 != 1 {
+		t.Errorf("ties: %+v", tie.Worst)
+	}
+	none, _ := Evaluate(insts[:1], sols[:1], nil)
+	js, _ = json.Marshal(none)
+	if !math.IsNaN(none.GapMax) || len(none.Worst) != 0 || !strings.Contains(string(js), `"gap_max":null`) || !strings.Contains(string(js), `"worst_instances":[]`) {
+		t.Errorf("no references: %s", js)
 	}
 }

@@ -62,6 +62,9 @@ type RescueOptions struct {
 	TimeLimit time.Duration
 	// MaxBudget caps the retried budgets (0 means DefaultRescueBudget).
 	MaxBudget int
+	// NoRetry skips the retries: they ran before (Solver.Retry, e.g. ahead
+	// of the local search), so the escalation is the feasibility search.
+	NoRetry bool
 }
 
 // Rescued is the outcome of Solver.Rescue for one instance.
@@ -80,6 +83,56 @@ type Rescued struct {
 	NoTour bool
 	// Elapsed is the wall time of the escalation.
 	Elapsed time.Duration
+}
+
+// Retry decodes an instance again alone, with the solver's options and
+// the budget ×4, ×16, … (while at most maxBudget; none with an unlimited
+// budget), until a decode gives a feasible tour or the deadline passes
+// (a decode still running then is abandoned). It returns that tour
+// (Step StepRetry, its Budget, the Retries made; StepNone when none was
+// feasible) and the best tours of the retries that found none, as starts
+// for a search. index is the instance's index for the sampling streams
+// (SolveFrom). Why a deadline: a retry at n = 200 with a budget in the
+// thousands can take seconds; the deadline bounds what one instance costs.
+func (s *Solver) Retry(ctx context.Context, inst *lazymask.Instance, index int64, maxBudget int, deadline time.Time) (Rescued, [][]int, error) {
+	began := time.Now()
+	var res Rescued
+	var tried [][]int
+	if inst == nil || inst.Problem != s.e.Problem() {
+		return res, nil, fmt.Errorf("retry: instance is not a %s instance", s.e.Problem())
+	}
+	r := s.opts.BudgetFor(inst.N)
+	if r == lazymask.Unlimited {
+		return res, nil, nil
+	}
+	for b := 4 * max(r, 1); b <= maxBudget; b *= 4 {
+		if err := ctx.Err(); err != nil {
+			return res, nil, err
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		o := s.opts
+		o.Budget, o.BudgetPerNode, o.Batch, o.AllTours, o.deadline = b, 0, 1, false, deadline
+		out := make([]Solution, 1)
+		var st Stats
+		err := s.workers[0].solveBatch(o, index, []*lazymask.Instance{inst}, 0, 1, out, &st)
+		res.Retries++
+		if errors.Is(err, errDeadline) {
+			break
+		}
+		if err != nil {
+			return res, nil, fmt.Errorf("rescue: retry with budget %d: %w", b, err)
+		}
+		if best := out[0].Best; best.Feasible {
+			res.Step, res.Tour, res.Budget = StepRetry, best, b
+			break
+		} else if best.Nodes != nil {
+			tried = append(tried, best.Nodes)
+		}
+	}
+	res.Elapsed = time.Since(began)
+	return res, tried, nil
 }
 
 // errDeadline ends a retry that runs out of its time.
@@ -104,9 +157,9 @@ func (p deadlinePolicy) Scores(b *lazymask.StepBatch, dst []float32) error {
 // most opt.MaxBudget; none with an unlimited budget), stopping at the
 // first feasible tour, then runs localsearch.FindFeasible from starts (the
 // tours the run has for it; nil entries skipped) and the retries' best
-// tours. Where that search is exact (localsearch.FeasibleIsExact) it runs
-// first, and an instance it proves to have no feasible tour gets no
-// retries. index is the instance's index for the sampling streams
+// tours (no retries with opt.NoRetry). Where that search is exact
+// (localsearch.FeasibleIsExact) it runs first, and an instance it proves
+// to have no feasible tour gets no retries. index is the instance's index for the sampling streams
 // (SolveFrom). The tour found is verified with lazymask.Check.
 func (s *Solver) Rescue(ctx context.Context, inst *lazymask.Instance, index int64, starts [][]int, opt RescueOptions) (Rescued, error) {
 	began := time.Now()
@@ -141,35 +194,17 @@ func (s *Solver) Rescue(ctx context.Context, inst *lazymask.Instance, index int6
 			pool = append(pool, t)
 		}
 	}
-	if r := s.opts.Budget; r != lazymask.Unlimited {
-		retryEnd := began.Add(opt.TimeLimit / 2)
-		for b := 4 * max(r, 1); b <= opt.MaxBudget; b *= 4 {
-			if err := ctx.Err(); err != nil {
-				return res, err
-			}
-			if time.Now().After(retryEnd) {
-				break
-			}
-			o := s.opts
-			o.Budget, o.Batch, o.AllTours, o.deadline = b, 1, false, retryEnd
-			out := make([]Solution, 1)
-			var st Stats
-			err := s.workers[0].solveBatch(o, index, []*lazymask.Instance{inst}, 0, 1, out, &st)
-			res.Retries++
-			if errors.Is(err, errDeadline) {
-				break
-			}
-			if err != nil {
-				return res, fmt.Errorf("rescue: retry with budget %d: %w", b, err)
-			}
-			if best := out[0].Best; best.Feasible {
-				res.Step, res.Tour, res.Budget = StepRetry, best, b
-				res.Elapsed = time.Since(began)
-				return res, nil
-			} else if best.Nodes != nil {
-				pool = append(pool, best.Nodes)
-			}
+	if !opt.NoRetry {
+		r, tried, err := s.Retry(ctx, inst, index, opt.MaxBudget, began.Add(opt.TimeLimit/2))
+		if err != nil {
+			return res, err
 		}
+		if r.Step == StepRetry {
+			r.Elapsed = time.Since(began)
+			return r, nil
+		}
+		res.Retries = r.Retries
+		pool = append(pool, tried...)
 	}
 	var fr localsearch.FeasibleResult
 	if exact != nil {

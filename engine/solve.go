@@ -27,6 +27,11 @@ type SolveOptions struct {
 	Samples int
 	// Budget is the backtrack budget R (lazymask.Unlimited for none).
 	Budget int
+	// BudgetPerNode, when > 0 (and Budget is not Unlimited), raises the
+	// budget of an N-node instance to BudgetPerNode·N where that is more
+	// (BudgetFor). Why: the backtracks a decode needs grow with its steps,
+	// and a file of mixed sizes (a benchmark) needs no single R.
+	BudgetPerNode int
 	// Lookahead is the candidate-set rule (zero value: TSL).
 	Lookahead lazymask.Lookahead
 	// Semantics is what a spent budget does (zero value: Test).
@@ -63,10 +68,22 @@ func (o SolveOptions) withDefaults() (SolveOptions, error) {
 	if o.Budget < lazymask.Unlimited {
 		return o, fmt.Errorf("solve: budget %d, want ≥ 0 or unlimited", o.Budget)
 	}
+	if o.BudgetPerNode < 0 {
+		return o, fmt.Errorf("solve: budget per node %d, want ≥ 0", o.BudgetPerNode)
+	}
 	if o.Batch <= 0 {
 		o.Batch = DefaultBatch
 	}
 	return o, nil
+}
+
+// BudgetFor is the backtrack budget of an n-node instance: Budget, raised
+// to BudgetPerNode·n where that is more.
+func (o SolveOptions) BudgetFor(n int) int {
+	if o.Budget == lazymask.Unlimited || o.BudgetPerNode <= 0 {
+		return o.Budget
+	}
+	return max(o.Budget, o.BudgetPerNode*n)
 }
 
 // Tour is one decoded tour, verified by lazymask.Check on the original
@@ -310,7 +327,8 @@ func (w *worker) solveBatch(o SolveOptions, first int64, insts []*lazymask.Insta
 			}
 		}
 	}
-	cfg := lazymask.Config{Lookahead: o.Lookahead, Budget: o.Budget, Semantics: o.Semantics,
+	// A batch holds one size (batchRanges), so one budget serves it.
+	cfg := lazymask.Config{Lookahead: o.Lookahead, Budget: o.BudgetFor(insts[lo].N), Semantics: o.Semantics,
 		Greedy: o.Samples == 0}
 	if !cfg.Greedy {
 		cfg.Streams = w.streams

@@ -45,6 +45,10 @@ type Options struct {
 	// PaperBudget replaces Decode.Budget by the paper's R for the data
 	// (DataBudget).
 	PaperBudget bool
+	// BudgetPerNode, with PaperBudget, applies where the paper fixes no R
+	// for the data (a benchmark file): an N-node instance then decodes
+	// with max(DefaultBudget, BudgetPerNode·N) (engine's BudgetPerNode).
+	BudgetPerNode int
 	// Limit solves only the first Limit rows (0 = all); the shards split
 	// those.
 	Limit int64
@@ -65,6 +69,14 @@ type Options struct {
 	// its retried budgets.
 	RescueTime   time.Duration
 	RescueBudget int
+	// Escalate moves the escalation's retries ahead of the search: each
+	// instance whose decode gave no feasible tour is decoded again alone
+	// with the budget ×4, ×16, … up to RescueBudget (at least ×16 of its
+	// own), within half of RescueTime (engine.Solver.Retry); a feasible tour found joins the
+	// search's starts, so the search does not start from a repair. The
+	// escalation after the search then skips the retries. Needs
+	// RescueTime > 0.
+	Escalate bool
 	// Log receives notes and warnings (nil: discarded).
 	Log io.Writer
 	// Progress, if set, is called serially with the instances finished of
@@ -98,7 +110,11 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 		return Summary{}, fmt.Errorf("dataset %s holds %s instances, the model in %s was trained for %s", opt.Data, meta.Problem, opt.Model, mcfg.Problem)
 	}
 	if opt.PaperBudget {
-		opt.Decode.Budget = DataBudget(meta, mcfg.Problem)
+		var known bool
+		opt.Decode.Budget, known = dataBudget(meta, mcfg.Problem)
+		if !known {
+			opt.Decode.BudgetPerNode = opt.BudgetPerNode
+		}
 	}
 	refs, note, err := datasets.ReadReference(opt.Reference, opt.Data, meta)
 	if err != nil {
@@ -145,7 +161,7 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 		return Summary{}, err
 	}
 	defer solver.Close()
-	sum := Summary{Budget: dec.Budget, HasReference: refs != nil, Shard: opt.Shard, Rows: [2]int64{lo, hi}}
+	sum := Summary{Budget: dec.Budget, BudgetPerNode: dec.BudgetPerNode, HasReference: refs != nil, Shard: opt.Shard, Rows: [2]int64{lo, hi}}
 	if opt.Improve {
 		sum.Search = &solve.Stats{}
 	}
@@ -188,18 +204,29 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 			return Summary{}, err
 		}
 		decode := time.Since(bs)
+		retried, took, err := opt.retryAll(ctx, solver, insts, first, sols)
+		if err != nil {
+			return Summary{}, err
+		}
+		rescueTime += took
 		var improved []solve.Result
 		if opt.Improve {
 			ls := time.Now()
 			var st solve.Stats
 			so := opt.improveOptions(eng.Options().Workers).WithShare(opt.ImproveShare, decode)
-			if improved, st, err = solve.Improve(engine.ImproveJobs(insts, sols, dec.Seed), so); err != nil {
+			jobs := engine.ImproveJobs(insts, sols, dec.Seed)
+			for i, r := range retried {
+				if r != nil && r.found != nil {
+					jobs[i].Starts = append(jobs[i].Starts, r.found.Tour.Nodes)
+				}
+			}
+			if improved, st, err = solve.Improve(jobs, so); err != nil {
 				return Summary{}, fmt.Errorf("improve: %w", err)
 			}
 			sum.Search.Add(st)
 			lsTime += time.Since(ls)
 		}
-		rescues, took, err := opt.rescueAll(ctx, solver, insts, first, sols, improved, &sum.FoundBy)
+		rescues, took, err := opt.rescueAll(ctx, solver, insts, first, sols, retried, improved, &sum.FoundBy)
 		if err != nil {
 			return Summary{}, err
 		}
@@ -263,16 +290,22 @@ func tally(tl *datasets.Tally, idx int64, in *lazymask.Instance, s *engine.Solut
 // the file does not say), size and hardness, or DefaultBudget where the
 // paper fixes none.
 func DataBudget(meta datasets.Metadata, modelProblem string) int {
+	r, _ := dataBudget(meta, modelProblem)
+	return r
+}
+
+// dataBudget is DataBudget and whether the paper fixes that R.
+func dataBudget(meta datasets.Metadata, modelProblem string) (int, bool) {
 	p, err := lazymask.ParseProblem(meta.Problem)
 	if err != nil {
 		if p, err = lazymask.ParseProblem(modelProblem); err != nil {
-			return DefaultBudget
+			return DefaultBudget, false
 		}
 	}
 	if r, ok := lazymask.PaperBudget(p, meta.Size, meta.Hardness); ok {
-		return r
+		return r, true
 	}
-	return DefaultBudget
+	return DefaultBudget, false
 }
 
 // farFromTrainSize reports whether n is outside [train/2, 2·train].

@@ -16,12 +16,15 @@ import (
 // datasets.Metrics (the paper's metrics over the decoded tours, with the
 // local search's and the escalation's tours competing for each instance's
 // best; rates and gaps are fractions; over the shard's rows only) and the
-// run's own: seconds, budget, local_search_stats, improved, timing,
+// run's own: seconds, budget (budget_per_node where set), local_search_stats, improved, timing,
 // found_by, and with a shard, shard and shard_rows.
 type Summary struct {
 	datasets.Metrics
 	Seconds float64
 	Budget  int // the backtrack budget R used
+	// BudgetPerNode > 0 raised an N-node instance's R to BudgetPerNode·N
+	// where that is more.
+	BudgetPerNode int
 	// Search sums what the local search did (Options.Improve only).
 	Search *solve.Stats
 	Timing Timing
@@ -39,6 +42,9 @@ type Summary struct {
 func (s Summary) MarshalJSON() ([]byte, error) {
 	f := s.Metrics.JSONFields()
 	f["seconds"], f["budget"], f["timing"], f["found_by"] = s.Seconds, s.Budget, s.Timing, s.FoundBy
+	if s.BudgetPerNode > 0 {
+		f["budget_per_node"] = s.BudgetPerNode
+	}
 	if s.Search != nil {
 		f["local_search_stats"], f["improved"] = s.Search, s.Search.Improved
 	}
@@ -84,6 +90,9 @@ func (s Summary) WriteTable(w io.Writer) {
 	budget := fmt.Sprint(s.Budget)
 	if s.Budget == lazymask.Unlimited {
 		budget = "unlimited"
+	}
+	if s.BudgetPerNode > 0 && s.Budget != lazymask.Unlimited {
+		budget += fmt.Sprintf(", raised to %d·N for N > %d nodes", s.BudgetPerNode, s.Budget/s.BudgetPerNode)
 	}
 	fmt.Fprintf(w, "%-17s %s\n", "budget R", budget)
 	if st := s.Search; st != nil && st.Searched > 0 {

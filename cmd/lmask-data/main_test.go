@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -327,5 +328,74 @@ func TestExitCodes(t *testing.T) {
 	help, _ := runCLI(t, "check", "--help")
 	if !strings.Contains(help, "instances Parquet file (required)") {
 		t.Errorf("help does not mark required flags:\n%s", help)
+	}
+}
+
+// check's table and JSON give the worst case beside the mean: the 95th and
+// 99th percentiles (nearest rank), the largest gap and the worst instances
+// by name (by index where unnamed).
+func TestCheckWorstCase(t *testing.T) {
+	insts, tours, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPTW, N: 10, Hardness: datasets.Hard, Seed: 4}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ip, sp, rp := filepath.Join(dir, "i.parquet"), filepath.Join(dir, "s.parquet"), filepath.Join(dir, "r.parquet")
+	gaps := []float64{0.02, 0.08, 0, 0.05} // instance 1 unnamed
+	var sols, refs []datasets.Solution
+	for i, in := range insts {
+		in.Name = fmt.Sprintf("inst%d", i)
+		if i == 1 {
+			in.Name = "" // generated instances carry a name; this one has none
+		}
+		s, err := datasets.Checked(in, int64(i), tours[i], "known")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sols = append(sols, s)
+		refs = append(refs, datasets.Solution{Instance: int64(i), Cost: s.Cost / (1 + gaps[i])})
+	}
+	meta := datasets.Metadata{Kind: datasets.KindInstances, Problem: "tsptw", Size: 10}
+	if err := datasets.WriteInstances(ip, meta, insts, nil, datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	meta.Kind = datasets.KindSolutions
+	if err := datasets.WriteSolutions(sp, meta, sols, datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := datasets.WriteSolutions(rp, meta, refs, datasets.WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	text, err := runCLI(t, "check", "--instances", ip, "--solutions", sp, "--reference", rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"gap               3.7500%", "gap_p95, p99      8.0000%, 8.0000%", "gap_max           8.0000%",
+		"worst_instances   #1 8.0000%, inst3 5.0000%, inst0 2.0000%, inst2 0.0000%"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("check text lacks %q:\n%s", want, text)
+		}
+	}
+	js, err := runCLI(t, "check", "--instances", ip, "--solutions", sp, "--reference", rp, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		P95, P99, Max float64
+		Rule          string `json:"gap_percentiles"`
+		Worst         []datasets.WorstGap
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(js), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for k, dst := range map[string]any{"gap_p95": &m.P95, "gap_p99": &m.P99, "gap_max": &m.Max, "gap_percentiles": &m.Rule, "worst_instances": &m.Worst} {
+		if err := json.Unmarshal(raw[k], dst); err != nil {
+			t.Fatalf("%s: %v in %s", k, err, js)
+		}
+	}
+	if math.Abs(m.P95-0.08) > 1e-12 || math.Abs(m.Max-0.08) > 1e-12 || m.Rule != "nearest-rank" || len(m.Worst) != 4 ||
+		m.Worst[0].Instance != 1 || m.Worst[0].Name != "" || m.Worst[1].Name != "inst3" || math.Abs(m.Worst[1].Gap-0.05) > 1e-12 {
+		t.Errorf("check --json: %+v", m)
 	}
 }

@@ -27,6 +27,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "preset", Value: infer.PresetPaper, Usage: "a named setting: paper (the paper's protocol: greedy ×8, the paper's budgets, no search), " +
+				"best (the recommended pipeline: greedy ×2, --improve --improve-share 3.5; where the data's R is unknown, R = max(200, 16·N); instances without a feasible decoded tour decoded again with R ×4, ×16 before the search), " +
+				"fast (greedy ×1, the same budgets, --improve --improve-kicks 10); flags given explicitly override the preset's values (the defaults shown are paper's)"},
 			&cli.StringFlag{Name: "model", Required: true, Usage: "model directory (encoder.onnx, decoder.onnx, config.json), or a shipped model's name, e.g. tsptw50-hard (models/pretrained, or $LMASK_MODELS)"},
 			&cli.StringFlag{Name: "data", Required: true, Usage: "instances Parquet file"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "solutions Parquet file to write (atomically)"},
@@ -51,7 +54,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.DurationFlag{Name: "improve-budget", Value: 0, Usage: "local-search time limit per instance (0 = none)"},
 			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance (with --improve-share: at most this many; 0 = as many as the time allows)"},
 			&cli.BoolFlag{Name: "improve-no-merge", Usage: "with --improve, do not merge local optima that lose to the best tour with it (block by block, at positions where both have visited the same nodes)"},
-			&cli.DurationFlag{Name: "rescue-time", Value: d.RescueTime, Usage: "time cap per instance left without a feasible tour by decoding (and --improve's repair): decode it alone again with budget ×4, ×16 … up to --rescue-budget, then run a feasibility search (0 = leave it)"},
+			&cli.DurationFlag{Name: "rescue-time", Value: d.RescueTime, Usage: "time cap per instance left without a feasible tour by decoding (and --improve's repair): decode it alone again with budget ×4, ×16 … up to --rescue-budget, then run a feasibility search; with --preset best or fast the retries (half of the cap) run before the search (0 = leave it)"},
 			&cli.IntFlag{Name: "rescue-budget", Value: d.RescueBudget, Usage: "largest budget of the --rescue-time retries"},
 			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "bound the local search of each row group by this share of the network's time to decode it (0.5: at most +50%), split evenly among its instances; the bound covers the whole search, descents included, except the repair of an instance with no feasible decoded tour, which always finishes; time-based, so tours vary between runs and machines (0 = off; at most 1000)"},
 		},
@@ -86,15 +89,34 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	if err != nil {
 		return d, "", cliapp.Usagef("--lookahead: %w", err)
 	}
-	opt, metrics := d, c.String("metrics-json")
+	opt, err := infer.Preset(c.String("preset"))
+	if err != nil {
+		return d, "", cliapp.Usagef("--preset: %w", err)
+	}
+	metrics := c.String("metrics-json")
 	opt.Model, opt.Data, opt.Out, opt.Reference = c.String("model"), c.String("data"), c.String("out"), c.String("reference")
 	opt.Engine = engine.Options{Device: c.String("device"), Threads: c.Int("threads"), Workers: c.Int("workers")}
-	opt.Decode.Aug, opt.Decode.Samples, opt.Decode.Budget, opt.Decode.Lookahead = c.Int("aug"), c.Int("samples"), c.Int("budget"), look
-	opt.Decode.Seed, opt.Decode.Batch, opt.PaperBudget = c.Uint64("seed"), c.Int("batch"), !c.IsSet("budget")
-	opt.Limit, opt.AllTours, opt.Improve, opt.ImproveShare = c.Int64("limit"), c.Bool("all-tours"), c.Bool("improve"), c.Float64("improve-share")
-	opt.Search.TimeLimit, opt.Search.Kicks = c.Duration("improve-budget"), c.Int("improve-kicks")
-	opt.Search.MaxStarts, opt.Search.NoMerge = c.Int("improve-starts"), c.Bool("improve-no-merge")
-	opt.RescueTime, opt.RescueBudget, opt.Log = c.Duration("rescue-time"), c.Int("rescue-budget"), stderr
+	opt.Decode.Samples, opt.Decode.Lookahead, opt.Decode.Seed, opt.Decode.Batch = c.Int("samples"), look, c.Uint64("seed"), c.Int("batch")
+	opt.Limit, opt.AllTours, opt.Log = c.Int64("limit"), c.Bool("all-tours"), stderr
+	// The flags a preset sets keep its values unless given explicitly.
+	set := func(name string, apply func()) {
+		if c.IsSet(name) {
+			apply()
+		}
+	}
+	set("aug", func() { opt.Decode.Aug = c.Int("aug") })
+	set("budget", func() { opt.Decode.Budget, opt.PaperBudget = c.Int("budget"), false })
+	set("improve", func() { opt.Improve = c.Bool("improve") })
+	set("improve-share", func() { opt.ImproveShare = c.Float64("improve-share") })
+	set("improve-budget", func() { opt.Search.TimeLimit = c.Duration("improve-budget") })
+	set("improve-kicks", func() { opt.Search.Kicks = c.Int("improve-kicks") })
+	set("improve-starts", func() { opt.Search.MaxStarts = c.Int("improve-starts") })
+	set("improve-no-merge", func() { opt.Search.NoMerge = c.Bool("improve-no-merge") })
+	set("rescue-time", func() { opt.RescueTime = c.Duration("rescue-time") })
+	set("rescue-budget", func() { opt.RescueBudget = c.Int("rescue-budget") })
+	if !opt.Improve && !c.IsSet("improve-share") {
+		opt.ImproveShare = 0 // a preset's share means nothing without the search
+	}
 	if s := c.String("shard"); s != "" {
 		if opt.Shard, err = infer.ParseShard(s, os.Getenv); err != nil {
 			return opt, "", cliapp.Usagef("--shard %w", err)

@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/infer"
 	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/lazymask"
 )
@@ -227,5 +231,44 @@ func TestModelByName(t *testing.T) {
 	_, _, err = runCLI(t, "--model", "tsptw8-huge", "--data", data, "--out", filepath.Join(dir, "x.parquet"))
 	if cliapp.ExitCode(err) != cliapp.ExitFailure || err == nil || !strings.Contains(err.Error(), "shipped: tsptw8-tiny") {
 		t.Errorf("unknown model name: err = %v (exit %d), want a failure listing tsptw8-tiny", err, cliapp.ExitCode(err))
+	}
+}
+
+// --preset sets the options of infer.Preset; flags given explicitly
+// override only their own values.
+func TestPresetFlags(t *testing.T) {
+	parse := func(args ...string) (infer.Options, error) {
+		app := newApp(io.Discard, io.Discard)
+		var opt infer.Options
+		var perr error
+		app.Action = func(c *cli.Context) error {
+			opt, _, perr = parseOptions(c, infer.DefaultOptions(), io.Discard)
+			return nil
+		}
+		base := []string{"lmask-infer", "--model", tinyTSPTW, "--data", "d.parquet", "--out", filepath.Join(t.TempDir(), "o.parquet")}
+		if err := app.Run(append(base, args...)); err != nil {
+			return opt, err
+		}
+		return opt, perr
+	}
+	best, err := parse("--preset", "best")
+	want, _ := infer.Preset(infer.PresetBest)
+	if err != nil || best.Decode.Aug != want.Decode.Aug || best.Decode.Budget != want.Decode.Budget || !best.Improve || best.ImproveShare != 3.5 || !best.Escalate || !best.PaperBudget || best.BudgetPerNode != 16 {
+		t.Errorf("--preset best: %+v (%v)", best, err)
+	}
+	o, err := parse("--preset", "best", "--aug", "4", "--improve-kicks", "30", "--budget", "500")
+	if err != nil || o.Decode.Aug != 4 || o.Search.Kicks != 30 || o.ImproveShare != 3.5 || o.Decode.Budget != 500 || o.PaperBudget || !o.Escalate {
+		t.Errorf("--preset best with --aug 4 --improve-kicks 30 --budget 500: %+v (%v)", o, err)
+	}
+	o, err = parse("--preset", "best", "--improve=false")
+	if err != nil || o.Improve || o.ImproveShare != 0 {
+		t.Errorf("--preset best --improve=false: improve %v share %v (%v)", o.Improve, o.ImproveShare, err)
+	}
+	paper, err := parse()
+	if err != nil || paper.Decode.Aug != 8 || paper.Improve || paper.Escalate || !paper.PaperBudget {
+		t.Errorf("no preset: %+v (%v)", paper, err)
+	}
+	if _, err := parse("--preset", "quick"); err == nil || !strings.Contains(err.Error(), `--preset: unknown preset "quick"`) || cliapp.ExitCode(err) != cliapp.ExitUsage {
+		t.Errorf("--preset quick: %v", err)
 	}
 }

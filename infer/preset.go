@@ -1,0 +1,58 @@
+package infer
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The names of the presets (lmask-infer --preset).
+const (
+	PresetPaper = "paper"
+	PresetBest  = "best"
+	PresetFast  = "fast"
+)
+
+// AutoBudgetPerNode is the best and fast presets' Options.BudgetPerNode:
+// where the paper fixes no R for the data, an N-node instance gets
+// max(DefaultBudget, 16·N), 3,200 at N = 200.
+const AutoBudgetPerNode = 16
+
+// FastKicks is the fast preset's kick count per instance.
+const FastKicks = 10
+
+// Presets lists the preset names, the default first.
+var Presets = []string{PresetPaper, PresetBest, PresetFast}
+
+// Preset returns DefaultOptions with the named preset's settings:
+//   - paper: the paper's protocol, greedy on the 8 transforms with the
+//     paper's budget for the data (DataBudget), no search (DefaultOptions
+//     as they are).
+//   - best: the recommended pipeline. Greedy on 2 transforms, then the
+//     local search for 3.5 times the decode's time, and Escalate: an
+//     instance whose decode gives no feasible tour is decoded again with
+//     the budget ×4, ×16 (up to RescueBudget, within half of RescueTime)
+//     before the search, so the search does not start from a repair.
+//   - fast: greedy on the identity transform alone, the same budgets and
+//     escalation, and a short search of FastKicks kicks (no time share:
+//     a share of one transform's decode time cuts descents short, and a
+//     kick count is reproducible).
+//
+// Time: the decode grows about as n² per instance (n steps, each scoring n
+// nodes), and best's search is a multiple of it, so both grow alike with
+// n; fast's search is a fixed number of descents, each a few scans of
+// O(n²) moves; the retries add at most RescueTime/2 for each instance whose
+// decode failed, and the feasibility search after the search at most the
+// rest of RescueTime for one still without a tour.
+func Preset(name string) (Options, error) {
+	o := DefaultOptions()
+	switch name {
+	case PresetPaper:
+	case PresetBest:
+		o.Decode.Aug, o.Improve, o.ImproveShare, o.Escalate, o.BudgetPerNode = 2, true, 3.5, true, AutoBudgetPerNode
+	case PresetFast:
+		o.Decode.Aug, o.Improve, o.Search.Kicks, o.Escalate, o.BudgetPerNode = 1, true, FastKicks, true, AutoBudgetPerNode
+	default:
+		return o, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(Presets, ", "))
+	}
+	return o, nil
+}
