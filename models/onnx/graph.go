@@ -195,11 +195,17 @@ func AttrFloat(name string, v float32) *AttributeProto {
 // NewModel wraps graph g into a model stamped with IRVersion, OpsetVersion
 // and Producer; metadata entries are written in key order.
 func NewModel(g *Graph, metadata map[string]string) *ModelProto {
+	// The producer version is the model's contract format where the
+	// metadata names it, so format-1 files stay byte for byte as before.
+	version := fmt.Sprint(features.FormatVersion)
+	if f, ok := metadata[features.MetaFormat]; ok {
+		version = f
+	}
 	m := &ModelProto{
 		IrVersion:       IRVersion,
 		OpsetImport:     []*OperatorSetIdProto{{Domain: "", Version: OpsetVersion}},
 		ProducerName:    Producer,
-		ProducerVersion: fmt.Sprint(features.FormatVersion),
+		ProducerVersion: version,
 		Graph:           g.proto,
 	}
 	keys := make([]string, 0, len(metadata))
