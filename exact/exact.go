@@ -99,7 +99,7 @@ func Solve(inst *lazymask.Instance, opt Options) (Result, error) {
 	}
 	s := newSolver(inst, opt.Upper)
 	best, err := s.run(maxLabels)
-	res := Result{Labels: len(s.labels), States: s.states}
+	res := Result{Labels: s.labels.n, States: s.states}
 	if err != nil {
 		return res, fmt.Errorf("exact %s: %w", inst.Name, err)
 	}
@@ -107,8 +107,8 @@ func Solve(inst *lazymask.Instance, opt Options) (Result, error) {
 		return res, fmt.Errorf("exact %s: %w", inst.Name, ErrInfeasible)
 	}
 	tour := make([]int, n)
-	for k, l := n-1, best; l >= 0; k, l = k-1, int(s.labels[l].parent) {
-		tour[k] = int(s.labels[l].node)
+	for k, l := n-1, int32(best); l >= 0; k, l = k-1, s.labels.at(l).parent {
+		tour[k] = int(s.labels.at(l).node)
 	}
 	chk, err := lazymask.Check(inst, tour)
 	res.Tour, res.Cost, res.Check, res.Elapsed = tour, chk.Cost, chk, time.Since(began)
@@ -126,8 +126,29 @@ type solver struct {
 	minIn  []float64 // cheapest arc into each node
 	upper  float64
 	heads  []int32 // per state (mask·m + last−1): first label, −1 for none
-	labels []label
+	labels arena
 	states int
+}
+
+// arena stores labels in fixed chunks, so growing it never copies them
+// (a doubling slice held up to three times the labels at its peak).
+type arena struct {
+	chunks [][]label
+	n      int
+}
+
+const chunkBits = 16
+
+func (a *arena) at(i int32) *label { return &a.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
+
+func (a *arena) add(l label) int32 {
+	if a.n&(1<<chunkBits-1) == 0 {
+		a.chunks = append(a.chunks, make([]label, 1<<chunkBits))
+	}
+	i := int32(a.n)
+	*a.at(i) = l
+	a.n++
+	return i
 }
 
 func newSolver(inst *lazymask.Instance, upper float64) *solver {
@@ -202,7 +223,7 @@ func (s *solver) insert(st int, l label, maxLabels int) error {
 	tw := s.inst.Problem == lazymask.TSPTW
 	prev := int32(-1)
 	for i := s.heads[st]; i >= 0; {
-		o := &s.labels[i]
+		o := s.labels.at(i)
 		if o.cost <= l.cost && (!tw || o.time <= l.time) {
 			return nil
 		}
@@ -211,22 +232,21 @@ func (s *solver) insert(st int, l label, maxLabels int) error {
 			if prev < 0 {
 				s.heads[st] = nx
 			} else {
-				s.labels[prev].next = nx
+				s.labels.at(prev).next = nx
 			}
 			i = nx
 			continue
 		}
 		prev, i = i, o.next
 	}
-	if len(s.labels) >= maxLabels {
+	if s.labels.n >= maxLabels {
 		return fmt.Errorf("%w: more than %d labels", ErrTooLarge, maxLabels)
 	}
 	if s.heads[st] < 0 {
 		s.states++
 	}
 	l.next = s.heads[st]
-	s.heads[st] = int32(len(s.labels))
-	s.labels = append(s.labels, l)
+	s.heads[st] = s.labels.add(l)
 	return nil
 }
 
@@ -269,8 +289,8 @@ func (s *solver) run(maxLabels int) (int, error) {
 			if mask&(1<<(j-1)) == 0 {
 				continue
 			}
-			for li := s.heads[int(mask)*m+j-1]; li >= 0; li = s.labels[li].next {
-				l := s.labels[li]
+			for li := s.heads[int(mask)*m+j-1]; li >= 0; li = s.labels.at(li).next {
+				l := *s.labels.at(li)
 				if mask == full {
 					if c := l.cost + s.d[j*n]; c < bestCost {
 						bestCost, best = c, int(li)

@@ -94,11 +94,11 @@ type Options struct {
 	// TimeLimit bounds the wall time of one call (0 = unbounded). Results
 	// are deterministic for a seed as long as this limit does not bind.
 	TimeLimit time.Duration
-	// FinishRepair keeps TimeLimit from ending the descents from
-	// infeasible starts before one of them is feasible or every start
-	// is a local optimum of the violation (a descent on (excess, cost)
-	// always ends); the limit binds again once a feasible tour is known,
-	// and always during the kicks.
+	// FinishRepair, where no start is feasible, keeps TimeLimit from
+	// ending the descents from the starts: each is repaired and descends
+	// to a local optimum (of the violation when it stays infeasible; a
+	// descent on (excess, cost) always ends). The limit binds during the
+	// kicks.
 	FinishRepair bool
 	// Kicks is the number of perturbations tried after the first local
 	// optimum (iterated local search): each applies up to 20 (TSPTW) or
