@@ -184,9 +184,10 @@ func (g *StressGenerator) Next() (*lazymask.Instance, []int) {
 			continue
 		}
 		// the arrival lies at a uniform place in the window, the window
-		// cut at 0 (its width then shrinks) but never before the arrival
+		// cut at 0 and at the horizon (its width then shrinks), which
+		// the arrival never passes
 		off := r.Float64() * w
-		early[v], late[v] = math.Max(0, arr[v]-off), arr[v]+(w-off)
+		early[v], late[v] = math.Max(0, arr[v]-off), math.Min(horizon, arr[v]+(w-off))
 	}
 	late[0] = horizon
 	for i := 1; i < n; i++ {
