@@ -49,6 +49,10 @@ eval-dumas model="" *flags="":
 eval-bench bench *args="":
     bash scripts/eval-bench.sh {{bench}} {{args}}
 
+# The stress suite (Solomon-style TSPTW classes, seeded) and its references (exact to 21 nodes, long searches above) in DIR.
+stress-suite dir="work/stress" count="20" sizes="11 16 21 51 101 251":
+    bash scripts/stress-suite.sh {{dir}} {{count}} "{{sizes}}"
+
 # Local search from Random-L ×8 tours on the paper's test sets (../shared), with the given kick counts.
 eval-baseline *kicks="0 10":
     bash scripts/eval-baseline.sh {{kicks}}

@@ -323,3 +323,35 @@ func (s *solver) run(maxLabels int) (int, error) {
 	}
 	return best, nil
 }
+
+// SolveAll solves every instance on workers goroutines (at least one),
+// with the cost of its known tour (when it has a feasible one) as the
+// upper bound: results[i] and errs[i] are Solve's for instance i.
+func SolveAll(insts []*lazymask.Instance, known [][]int, workers int, opt Options) ([]Result, []error) {
+	res := make([]Result, len(insts))
+	errs := make([]error, len(insts))
+	next := make(chan int)
+	done := make(chan struct{})
+	for range max(workers, 1) {
+		go func() {
+			for i := range next {
+				o := opt
+				if i < len(known) && known[i] != nil {
+					if chk, err := lazymask.Check(insts[i], known[i]); err == nil && (o.Upper <= 0 || chk.Cost < o.Upper) {
+						o.Upper = chk.Cost
+					}
+				}
+				res[i], errs[i] = Solve(insts[i], o)
+			}
+			done <- struct{}{}
+		}()
+	}
+	for i := range insts {
+		next <- i
+	}
+	close(next)
+	for range max(workers, 1) {
+		<-done
+	}
+	return res, errs
+}

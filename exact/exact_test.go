@@ -201,3 +201,27 @@ func TestSolve16(t *testing.T) {
 	}
 	t.Logf("n=16: optimum %.4f, %d labels (%d with the bound), %v", res.Cost, res.Labels, b.Labels, res.Elapsed)
 }
+
+// TestSolveAll: the known tour's cost bounds each solve without changing
+// its optimum, and the results do not depend on the workers.
+func TestSolveAll(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var insts []*lazymask.Instance
+	var known [][]int
+	for k := 0; k < 8; k++ {
+		in := randomTW(r, 9, 60, true, k%2 == 0)
+		insts = append(insts, in)
+		id := []int{0, 1, 2, 3, 4, 5, 6, 7, 8} // feasible or not: only a feasible one bounds
+		known = append(known, id)
+	}
+	one, errs1 := SolveAll(insts, nil, 1, Options{})
+	two, errs2 := SolveAll(insts, known, 3, Options{})
+	for i := range insts {
+		if (errs1[i] == nil) != (errs2[i] == nil) || errs1[i] == nil && math.Abs(one[i].Cost-two[i].Cost) > 1e-12 {
+			t.Fatalf("instance %d: %v (%v) alone, %v (%v) with the known tour and 3 workers", i, one[i].Cost, errs1[i], two[i].Cost, errs2[i])
+		}
+		if want := bruteForce(t, insts[i]); errs1[i] == nil && math.Abs(one[i].Cost-want) > 1e-9 {
+			t.Fatalf("instance %d: %v, brute force %v", i, one[i].Cost, want)
+		}
+	}
+}
