@@ -108,8 +108,9 @@ type Options struct {
 	// again, and is kept only if it ends better than the best tour so far
 	// (or merged with it: see NoMerge). A TSPTW kick perturbs the best
 	// tour; a TSPDL kick perturbs the last kick's local optimum instead
-	// when that came within 1.5% of the best tour's length.
-	// The kicks end early when 200 random tries find no feasible
+	// when that came within 1.5% of the best tour's length. TSPTW kicks
+	// ruin and recreate instead where few bridges fit (see perturb).
+	// The kicks end early when three kicks in a row find no feasible
 	// perturbation.
 	Kicks int
 	// MaxStarts bounds how many starting tours ImproveFrom searches (the

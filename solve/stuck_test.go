@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/exact"
+	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
 )
 
@@ -51,4 +53,48 @@ func TestStuckClass(t *testing.T) {
 		t.Errorf("mean %.2f%% above the best known tours", 100*mean)
 	}
 	t.Logf("mean gap %.3f%%", 100*mean)
+}
+
+// TestStressSmallExact: on small instances of the stress classes with open
+// and wide windows (16 nodes, six per class), the search from the urgency
+// order with 100 kicks ends within 2% of the optimum that exact proves, on
+// every instance.
+func TestStressSmallExact(t *testing.T) {
+	var jobs []Job
+	var opt []float64
+	for k, class := range []string{"R2", "C2", "RC2", "RM", "stuck"} {
+		g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: class, N: 16, Seed: uint64(40 + k)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 6 {
+			in, known := g.Next()
+			chk, err := lazymask.Check(in, known)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := exact.Solve(in, exact.Options{Upper: chk.Cost})
+			if err != nil {
+				t.Fatal(err)
+			}
+			jobs = append(jobs, Job{Inst: in, Seed: uint64(len(jobs))})
+			opt = append(opt, r.Cost)
+		}
+	}
+	res, _, err := Improve(jobs, Options{Search: localsearch.Options{Kicks: 100}, Urgency: true, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for i, r := range res {
+		gap := r.Search.Check.Cost/opt[i] - 1
+		if !r.Final.Feasible || gap > 0.02 {
+			t.Errorf("%s: %.4f (feasible %v), %.2f%% above the optimum %.4f", jobs[i].Inst.Name, r.Search.Check.Cost, r.Final.Feasible, 100*gap, opt[i])
+		}
+		if gap < -1e-9 {
+			t.Fatalf("%s: %.6f below the proven optimum %.6f", jobs[i].Inst.Name, r.Search.Check.Cost, opt[i])
+		}
+		worst = max(worst, gap)
+	}
+	t.Logf("worst gap %.3f%%", 100*worst)
 }
