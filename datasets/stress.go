@@ -301,25 +301,5 @@ func GenerateStressFile(path string, cfg StressConfig, count int, opt WriterOpti
 	if err != nil {
 		return Metadata{}, err
 	}
-	meta := g.Metadata()
-	w, err := CreateInstances(path, meta, opt)
-	if err != nil {
-		return Metadata{}, err
-	}
-	for i := 0; i < count; i++ {
-		in, tour := g.Next()
-		if _, err := lazymask.Check(in, tour); err != nil {
-			w.Abort()
-			return Metadata{}, fmt.Errorf("stress generator: instance %d: reference tour rejected by the checker: %w", i, err)
-		}
-		if err := w.Write(in, tour); err != nil {
-			w.Abort()
-			return Metadata{}, err
-		}
-	}
-	if err := w.Close(); err != nil {
-		return Metadata{}, err
-	}
-	meta.Kind, meta.Count = KindInstances, int64(count)
-	return meta, nil
+	return writeGenerated(path, g.Metadata(), count, g.Next, "stress generator", opt)
 }
