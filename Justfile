@@ -57,6 +57,14 @@ eval-bench bench *args="":
 eval-robust bench *args="":
     bash scripts/eval-robust.sh {{bench}} {{args}}
 
+# The stress suite (Solomon-style TSPTW classes, seeded) and its references (exact to 21 nodes, long searches above) in DIR.
+stress-suite dir="work/stress" count="20" sizes="11 16 21 51 101 251":
+    bash scripts/stress-suite.sh {{dir}} {{count}} "{{sizes}}"
+
+# The stress suite of DIR solved by a TSPTW model with the recommended setting, against its references.
+eval-stress dir="work/stress" model="tsptw50-medium" *flags="":
+    bash scripts/eval-stress.sh {{dir}} {{model}} {{flags}}
+
 # Local search from Random-L ×8 tours on the paper's test sets (../shared), with the given kick counts.
 eval-baseline *kicks="0 10":
     bash scripts/eval-baseline.sh {{kicks}}

@@ -246,17 +246,23 @@ func GenerateFile(path string, cfg GenConfig, count int, opt WriterOptions) (Met
 	if err != nil {
 		return Metadata{}, err
 	}
-	meta := g.Metadata()
+	return writeGenerated(path, g.Metadata(), count, g.Next, "generator", opt)
+}
+
+// writeGenerated writes count instances drawn by next to path
+// (atomically), each with its known tour, which lazymask.Check must accept;
+// what names the generator in errors.
+func writeGenerated(path string, meta Metadata, count int, next func() (*lazymask.Instance, []int), what string, opt WriterOptions) (Metadata, error) {
 	w, err := CreateInstances(path, meta, opt)
 	if err != nil {
 		return Metadata{}, err
 	}
 	for i := 0; i < count; i++ {
-		in, tour := g.Next()
+		in, tour := next()
 		if tour != nil {
 			if _, err := lazymask.Check(in, tour); err != nil {
 				w.Abort()
-				return Metadata{}, fmt.Errorf("generator: instance %d: known tour rejected by the checker: %w", i, err)
+				return Metadata{}, fmt.Errorf("%s: instance %d: known tour rejected by the checker: %w", what, i, err)
 			}
 		}
 		if err := w.Write(in, tour); err != nil {

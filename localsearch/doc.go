@@ -65,7 +65,9 @@
 // random feasible double bridges (two adjacent runs of up to 8 nodes
 // exchanged), a descent, and acceptance only on improvement (TSPDL kicks
 // start from the last kick's local optimum while it stays within 1.5% of
-// the best).
+// the best). Where few bridges fit a TSPTW tour, kicks ruin and recreate
+// instead: a few related customers are removed and reinserted where they
+// cost least among the feasible places.
 //
 // Local optima that lose to the best tour are not simply dropped: each is
 // merged with it (Options.NoMerge turns this off). Wherever the two tours

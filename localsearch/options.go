@@ -94,11 +94,11 @@ type Options struct {
 	// TimeLimit bounds the wall time of one call (0 = unbounded). Results
 	// are deterministic for a seed as long as this limit does not bind.
 	TimeLimit time.Duration
-	// FinishRepair keeps TimeLimit from ending the descents from
-	// infeasible starts before one of them is feasible or every start
-	// is a local optimum of the violation (a descent on (excess, cost)
-	// always ends); the limit binds again once a feasible tour is known,
-	// and always during the kicks.
+	// FinishRepair, where no start is feasible, keeps TimeLimit from
+	// ending the descents from the starts: each is repaired and descends
+	// to a local optimum (of the violation when it stays infeasible; a
+	// descent on (excess, cost) always ends). The limit binds during the
+	// kicks.
 	FinishRepair bool
 	// Kicks is the number of perturbations tried after the first local
 	// optimum (iterated local search): each applies up to 20 (TSPTW) or
@@ -108,8 +108,9 @@ type Options struct {
 	// again, and is kept only if it ends better than the best tour so far
 	// (or merged with it: see NoMerge). A TSPTW kick perturbs the best
 	// tour; a TSPDL kick perturbs the last kick's local optimum instead
-	// when that came within 1.5% of the best tour's length.
-	// The kicks end early when 200 random tries find no feasible
+	// when that came within 1.5% of the best tour's length. TSPTW kicks
+	// ruin and recreate instead where few bridges fit (see perturb).
+	// The kicks end early when three kicks in a row find no feasible
 	// perturbation.
 	Kicks int
 	// MaxStarts bounds how many starting tours ImproveFrom searches (the

@@ -1,0 +1,239 @@
+package localsearch
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/lmask/lmask/lazymask"
+)
+
+// inserter builds TSPTW tours by cheapest feasible insertion into a partial
+// tour. Each position keeps its departure time (forward) and the latest
+// arrival that keeps every later visit within its window (backward), so an
+// insertion is tested in O(1): the new node must be reached in time, and
+// the node after it no later than its latest arrival.
+type inserter struct {
+	inst *lazymask.Instance
+	n    int
+	d    []float64
+	tour []int
+	// dep[p] is the departure from position p (0 at the depot); late[p]
+	// the latest arrival at p that keeps positions p.. feasible (−Inf
+	// when none does).
+	dep, late []float64
+	in        []bool // node is in tour
+	// minAfter is the first position an insertion may follow (a fixed
+	// prefix stays in place).
+	minAfter int
+}
+
+func newInserter(inst *lazymask.Instance, d []float64) *inserter {
+	n := inst.N
+	return &inserter{inst: inst, n: n, d: d, tour: make([]int, 0, n),
+		dep: make([]float64, n), late: make([]float64, n+1), in: make([]bool, n)}
+}
+
+// reset makes the partial tour the given nodes (the depot first) and
+// reports whether it is feasible.
+func (s *inserter) reset(tour []int) bool {
+	s.tour = append(s.tour[:0], tour...)
+	clear(s.in)
+	for _, v := range tour {
+		s.in[v] = true
+	}
+	return s.refresh()
+}
+
+// refresh recomputes the departures and latest arrivals; false when the
+// partial tour breaks a window.
+func (s *inserter) refresh() bool {
+	in, n, t := s.inst, s.n, s.tour
+	m := len(t)
+	s.dep[0] = 0
+	ok := true
+	for p := 1; p < m; p++ {
+		v := t[p]
+		arr := s.dep[p-1] + s.d[t[p-1]*n+v]
+		if arr-in.Late[v] > lazymask.Tol {
+			ok = false
+		}
+		s.dep[p] = math.Max(arr, in.Early[v]) + in.Service[v]
+	}
+	s.late[m] = math.Inf(1)
+	for p := m - 1; p >= 1; p-- {
+		v := t[p]
+		lim := in.Late[v] + lazymask.Tol
+		if p+1 < m {
+			x := s.late[p+1] - in.Service[v] - s.d[v*n+t[p+1]]
+			if in.Early[v] > x {
+				x = math.Inf(-1)
+			}
+			lim = math.Min(lim, x)
+		}
+		s.late[p] = lim
+	}
+	return ok
+}
+
+// fits reports whether inserting v after position p keeps the partial
+// tour feasible, and by how much it lengthens the tour.
+func (s *inserter) fits(v, p int) (delta float64, ok bool) {
+	in, n, t := s.inst, s.n, s.tour
+	u := t[p]
+	arr := s.dep[p] + s.d[u*n+v]
+	if arr-in.Late[v] > lazymask.Tol {
+		return 0, false
+	}
+	w := 0
+	if p+1 < len(t) {
+		w = t[p+1]
+		if math.Max(arr, in.Early[v])+in.Service[v]+s.d[v*n+w] > s.late[p+1] {
+			return 0, false
+		}
+	}
+	return s.d[u*n+v] + s.d[v*n+w] - s.d[u*n+w], true
+}
+
+// cheapest returns the position after which inserting v lengthens the tour
+// least among the insertions that keep it feasible; ok is false when none
+// does. skip, when positive, drops each candidate with that probability
+// (a randomised recreate).
+func (s *inserter) cheapest(v int, r *rand.Rand, skip float64) (after int, delta float64, ok bool) {
+	delta = math.Inf(1)
+	for p := s.minAfter; p < len(s.tour); p++ {
+		// no early exit: a later departure arrives later, but a matrix
+		// that breaks the triangle inequality may still fit v further on
+		c, fit := s.fits(v, p)
+		if fit && c < delta && (skip <= 0 || r.Float64() >= skip) {
+			delta, after, ok = c, p, true
+		}
+	}
+	return after, delta, ok
+}
+
+// insert puts v after position p.
+func (s *inserter) insert(v, p int) {
+	s.tour = slices.Insert(s.tour, p+1, v)
+	s.in[v] = true
+	s.refresh()
+}
+
+// recreate inserts the nodes, in the given order, each where it costs
+// least; false when one has no feasible place.
+func (s *inserter) recreate(nodes []int, r *rand.Rand, skip float64) bool {
+	for _, v := range nodes {
+		p, _, ok := s.cheapest(v, r, skip)
+		if !ok {
+			return false
+		}
+		s.insert(v, p)
+	}
+	return true
+}
+
+// ruinMax bounds the customers a ruin-and-recreate kick removes, and
+// ruinTries the draws it makes before it gives up.
+const (
+	ruinMax   = 12
+	ruinTries = 20
+)
+
+// ruinKick perturbs the current feasible TSPTW tour by ruin and recreate:
+// it removes a few related customers (a run of consecutive positions, or
+// a customer and its nearest ones) and reinserts them, in a random order,
+// each where it costs least among the places that keep the tour feasible.
+// Unlike a double bridge it can move a customer across the whole tour and
+// always yields a feasible tour when it succeeds. It reports whether the
+// tour changed.
+func (se *search) ruinKick() bool {
+	st := se.st
+	n := st.n
+	fixed := max(se.opt.Fixed, 1)
+	free := n - fixed
+	if !st.tsptw || free < 3 {
+		return false
+	}
+	if se.ins == nil {
+		se.ins = newInserter(st.inst, st.dist)
+		se.ins.minAfter = fixed - 1
+	}
+	ins := se.ins
+	copy(se.old, st.tour)
+	removed := make([]bool, n)
+	for try := 0; try < ruinTries; try++ {
+		k := 2 + se.rng.IntN(max(1, min(ruinMax, free/3)-1))
+		k = min(k, free)
+		clear(removed)
+		var out []int
+		p := fixed + se.rng.IntN(free)
+		if se.rng.IntN(2) == 0 {
+			for q := p; q < p+k && q < n; q++ {
+				removed[se.old[q]] = true
+				out = append(out, se.old[q])
+			}
+		} else {
+			c := se.old[p]
+			for _, v := range se.related(c) {
+				if len(out) == k {
+					break
+				}
+				if st.pos[v] >= fixed {
+					removed[v] = true
+					out = append(out, v)
+				}
+			}
+		}
+		partial := se.scratch[:0]
+		for _, v := range se.old {
+			if !removed[v] {
+				partial = append(partial, v)
+			}
+		}
+		se.scratch = partial
+		if !ins.reset(partial) {
+			continue
+		}
+		se.rng.Shuffle(len(out), func(a, b int) { out[a], out[b] = out[b], out[a] })
+		// later draws skip a fifth of the insertion places: on a tight
+		// tour the cheapest ones often rebuild the tour as it was
+		skip := 0.0
+		if try >= ruinTries/2 {
+			skip = 0.2
+		}
+		if !ins.recreate(out, se.rng, skip) || slices.Equal(ins.tour, se.old) {
+			continue
+		}
+		st.update(ins.tour, false)
+		if st.excess > 0 { // rounding at the tolerance: undo
+			st.update(se.old, false)
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// related returns the customers by increasing d(c, v) + d(v, c), c first.
+func (se *search) related(c int) []int {
+	st := se.st
+	if se.rel == nil {
+		se.rel = make([][]int, st.n)
+	}
+	if se.rel[c] == nil {
+		l := make([]int, 0, st.n-1)
+		for v := 1; v < st.n; v++ {
+			l = append(l, v)
+		}
+		key := func(v int) float64 {
+			if v == c {
+				return -1
+			}
+			return st.d(c, v) + st.d(v, c)
+		}
+		slices.SortStableFunc(l, func(a, b int) int { return cmp.Compare(key(a), key(b)) })
+		se.rel[c] = l
+	}
+	return se.rel[c]
+}
