@@ -198,11 +198,11 @@ func compareCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "draw the validation objective of runs trained alike against the label tours seen, one panel per group (an SVG picture)",
-		UsageText: "lmask-train compare --out pilot.svg --tours-per-step 128 --group 'TITLE:LABEL=RUNDIR,LABEL=RUNDIR' [--group ...]",
+		UsageText: "lmask-train compare --out pilot.svg --tours-per-step 128 --group 'TITLE:LABEL=RUNDIR;LABEL=RUNDIR' [--group ...]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Required: true, Usage: "SVG file to write"},
 			&cli.IntFlag{Name: "tours-per-step", Required: true, Usage: "label tours per training step (--imitate-batch of the runs)"},
-			&cli.StringSliceFlag{Name: "group", Required: true, Usage: "a panel: TITLE:LABEL=RUNDIR,LABEL=RUNDIR,..."},
+			&cli.StringSliceFlag{Name: "group", Required: true, Usage: "a panel: TITLE:LABEL=RUNDIR;LABEL=RUNDIR;... (runs separated by semicolons)"},
 		},
 		Action: func(c *cli.Context) error {
 			var groups []trainer.CompareGroup
@@ -210,10 +210,10 @@ func compareCommand(stdout io.Writer) *cli.Command {
 			for _, spec := range c.StringSlice("group") {
 				title, runs, ok := strings.Cut(spec, ":")
 				if !ok || runs == "" {
-					return cliapp.Usagef("--group %q: want TITLE:LABEL=RUNDIR,...", spec)
+					return cliapp.Usagef("--group %q: want TITLE:LABEL=RUNDIR;LABEL=RUNDIR;...", spec)
 				}
 				g := trainer.CompareGroup{Title: title, ToursPerStep: c.Int("tours-per-step")}
-				for _, run := range strings.Split(runs, ",") {
+				for _, run := range strings.Split(runs, ";") {
 					label, dir, ok := strings.Cut(run, "=")
 					if !ok {
 						return cliapp.Usagef("--group %q: run %q is not LABEL=RUNDIR", spec, run)
