@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/internal/modelpath"
 	"github.com/lmask/lmask/models/features"
@@ -71,7 +68,7 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if err := checkOut(out); err != nil {
+	if err := trainer.CheckRunDir(out); err != nil {
 		return err
 	}
 	if !opt.Resume {
@@ -131,44 +128,6 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "model: %s\n", dir)
 	return nil
-}
-
-// checkOut checks the run directory --out before anything is written: the
-// nearest existing folder above it must be a folder (missing ones are made
-// with the run directory), and out itself, if present, must be a
-// directory.
-func checkOut(out string) error {
-	if st, err := os.Stat(out); err == nil {
-		if !st.IsDir() {
-			return fmt.Errorf("--out %s: not a directory", out)
-		}
-		// The run's own files must be files it may replace: never a
-		// folder, device or FIFO in their place.
-		for _, f := range []string{trainer.CheckpointFile, trainer.BestFile, trainer.MetricsFile, trainer.CurveFile} {
-			if err := atomicfile.CheckDest(filepath.Join(out, f)); err != nil {
-				return fmt.Errorf("--out %s: %w", out, err)
-			}
-		}
-		return nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("--out %s: %w", out, err)
-	}
-	// Missing folders above the run directory are made with it (runs/NAME
-	// in a fresh checkout), but the nearest existing one must be a folder.
-	for parent := filepath.Dir(filepath.Clean(out)); ; parent = filepath.Dir(parent) {
-		st, err := os.Stat(parent)
-		switch {
-		case err == nil && !st.IsDir():
-			return fmt.Errorf("--out %s: %s is not a directory", out, parent)
-		case err == nil:
-			return nil
-		case !errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("--out %s: %w", out, err)
-		}
-		if parent == filepath.Dir(parent) {
-			return nil
-		}
-	}
 }
 
 // loadVal reads the validation set (and its references) once, for
