@@ -42,7 +42,7 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			cfg.Model.Layers, cfg.Model.DModel = c.Int("layers"), c.Int("d-model")
 			cfg.Model.Heads, cfg.Model.FFN = c.Int("heads"), c.Int("ffn")
 			cfg.Seed = c.Uint64("seed")
-			if err := checkConfig(cfg); err != nil {
+			if err := trainer.CheckConfig(cfg); err != nil {
 				return err
 			}
 			var backends []string

@@ -14,7 +14,6 @@ import (
 
 	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/internal/modelpath"
-	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -60,11 +59,11 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 			return err
 		}
 		if initFrom != "" {
-			if err := adoptInitSizes(c, &cfg.Model, initFrom); err != nil {
+			if err := trainer.AdoptInitSizes(&cfg.Model, initFrom, c.IsSet); err != nil {
 				return err
 			}
 		}
-		if opt.Val, err = loadVal(cfg, opt.ValRef); err != nil {
+		if opt.Val, err = trainer.LoadValidation(cfg, opt.ValRef); err != nil {
 			return err
 		}
 	}
@@ -130,26 +129,6 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// loadVal reads the validation set (and its references) once, for
-// trainer.Options.Val, so that a missing, unreadable or mismatched file
-// (problem, size) stops the run with the flag named before its directory
-// is made; nil when the run has no validation set.
-func loadVal(cfg trainer.Config, valRef string) (*trainer.ValSet, error) {
-	if cfg.ValFile == "" {
-		return nil, nil
-	}
-	vs, err := trainer.LoadValSet(cfg.ValFile, "", cfg.ValLimit, cfg.ProblemKind(), cfg.ValSizes()...)
-	if err != nil {
-		return nil, fmt.Errorf("--val: %w", err) // the error names the file
-	}
-	if valRef != "" {
-		if err := vs.LoadRefs(valRef); err != nil {
-			return nil, fmt.Errorf("--val-ref: %w", err)
-		}
-	}
-	return vs, nil
-}
-
 // progress shows a progress bar with steps/s and ETA on a terminal, and a
 // line every tenth of the run elsewhere.
 type progress struct {
@@ -207,38 +186,4 @@ func (p *progress) finish() {
 		_ = p.bar.Exit()
 		fmt.Fprintln(p.w)
 	}
-}
-
-// adoptInitSizes gives the run the --init-from model's sizes where no size flag
-// names one, so a warm start need not repeat them (an explicit flag that
-// disagrees still fails, in trainer.New).
-func adoptInitSizes(c *cli.Context, m *features.Config, initFrom string) error {
-	sz, err := trainer.InitSizes(initFrom)
-	if err != nil {
-		return fmt.Errorf("--init-from: %w", err)
-	}
-	if !c.IsSet("layers") {
-		m.Layers = sz.Layers
-	}
-	if !c.IsSet("d-model") {
-		m.DModel = sz.DModel
-	}
-	if !c.IsSet("heads") {
-		m.Heads = sz.Heads
-	}
-	if !c.IsSet("ffn") {
-		m.FFN = sz.FFN
-	}
-	if !c.IsSet("rie") {
-		m.RIE = sz.RIE
-	}
-	reld, cand := m.ReLD, m.Cand
-	if !c.IsSet("decoder") {
-		reld = sz.ReLD
-	}
-	if !c.IsSet("cand") {
-		cand = sz.Cand
-	}
-	*m = m.WithDecoder(reld, cand)
-	return nil
 }

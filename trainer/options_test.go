@@ -1,0 +1,43 @@
+package trainer
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/lmask/lmask/models/features"
+)
+
+func TestParseInts(t *testing.T) {
+	got, err := ParseInts(" 900, ,950")
+	if err != nil || !reflect.DeepEqual(got, []int{900, 950}) {
+		t.Fatalf("ParseInts: %v, %v", got, err)
+	}
+	if _, err := ParseInts("900,x"); err == nil || err.Error() != `"x" is not an integer` {
+		t.Fatalf("ParseInts(900,x): %v", err)
+	}
+}
+
+func TestDecoderOptions(t *testing.T) {
+	m := DefaultConfig("tsptw", 50, "medium").Model
+	got, err := DecoderOptions(m, "reld", "none")
+	if err != nil || !got.ReLD || got.Cand != features.CandNone {
+		t.Fatalf("reld/none: %+v, %v", got, err)
+	}
+	if _, err := DecoderOptions(m, "lstm", "none"); err == nil || err.Error() != `--decoder "lstm": want pomo or reld` {
+		t.Fatalf("lstm: %v", err)
+	}
+	if _, err := DecoderOptions(m, "pomo", "everything"); err == nil || err.Error()[:7] != "--cand:" {
+		t.Fatalf("cand everything: %v", err)
+	}
+}
+
+func TestCheckConfigHardness(t *testing.T) {
+	cfg := DefaultConfig("tsptw", 20, "medium")
+	if err := CheckConfig(cfg); err != nil {
+		t.Fatalf("default config: %v", err)
+	}
+	cfg.Hardness = "brutal"
+	if err := CheckConfig(cfg); err == nil {
+		t.Fatal("hardness brutal accepted")
+	}
+}
