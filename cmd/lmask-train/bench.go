@@ -57,7 +57,7 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			bc := trainer.BenchConfig{Config: cfg, Backends: backends, Steps: c.Int("steps"), ImitateBatch: c.Int("imitate-batch"),
 				HostWorkers: c.Int("host-workers"), Pipelines: c.Int("pipelines")}
 			if c.Bool("gpu-busy") {
-				bc.Busy = nvidiaSMIBusy("nvidia-smi", 200)
+				bc.Busy = trainer.NvidiaSMIBusy("nvidia-smi", 200)
 			}
 			rows := trainer.Bench(c.Context, bc, stderr)
 			// The table holds the backends that ran; the failures make the
