@@ -4,24 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/internal/modelpath"
 	"github.com/lmask/lmask/trainer"
 )
-
-// isTerminal reports whether w is a terminal (progress bars only there).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
 
 // trainAction runs (or resumes) a training run and exports the model when
 // it completes.
@@ -80,8 +71,8 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg = tr.Config()
-	bar := newProgress(stderr, tr.Step(), cfg.Steps)
-	tr.SetOnStep(bar.update)
+	bar := trainer.NewProgress(stderr, tr.Step(), cfg.Steps)
+	tr.SetOnStep(bar.Update)
 	start := time.Now()
 	ctx := c.Context
 	if d := c.Duration("time-limit"); d > 0 {
@@ -90,7 +81,7 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		defer cancel()
 	}
 	sum, err := tr.Run(ctx)
-	bar.finish()
+	bar.Finish()
 	if err != nil {
 		return err
 	}
@@ -127,63 +118,4 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "model: %s\n", dir)
 	return nil
-}
-
-// progress shows a progress bar with steps/s and ETA on a terminal, and a
-// line every tenth of the run elsewhere.
-type progress struct {
-	w          io.Writer
-	bar        *progressbar.ProgressBar
-	total      int
-	lastPrint  int
-	lastRecord trainer.Record
-}
-
-func newProgress(w io.Writer, done, total int) *progress {
-	p := &progress{w: w, total: total, lastPrint: done}
-	if isTerminal(w) && total > done {
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription("training"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("steps"),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionShowDescriptionAtLineEnd(),
-		)
-		_ = p.bar.Set(done)
-	}
-	return p
-}
-
-func (p *progress) update(r trainer.Record) {
-	p.lastRecord = r
-	if p.bar != nil {
-		if r.StepNLL > 0 {
-			p.bar.Describe(fmt.Sprintf("NLL/step %.3f", r.StepNLL))
-		} else {
-			p.bar.Describe(fmt.Sprintf("Ψ %.3f infeas %.1f%%", r.PenCost, 100*r.Infeasible))
-		}
-		_ = p.bar.Set(r.Step)
-		return
-	}
-	if every := max(p.total/10, 1); r.Step-p.lastPrint >= every || r.Step == p.total {
-		p.lastPrint = r.Step
-		if r.StepNLL > 0 {
-			fmt.Fprintf(p.w, "step %d/%d: imitation NLL per step %.4f, label length %.4f, loss %.4g, %.2f tours/s\n",
-				r.Step, p.total, r.StepNLL, r.Length, r.Loss, r.InstPerSec)
-			return
-		}
-		fmt.Fprintf(p.w, "step %d/%d: reward %.4f, pen. cost %.4f, infeasible %.1f%%, loss %.4g, %.2f inst/s\n",
-			r.Step, p.total, r.Reward, r.PenCost, 100*r.Infeasible, r.Loss, r.InstPerSec)
-	}
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		_ = p.bar.Exit()
-		fmt.Fprintln(p.w)
-	}
 }
