@@ -1,7 +1,9 @@
 package trainer
 
 import (
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/lmask/lmask/models/features"
@@ -39,5 +41,34 @@ func TestCheckConfigHardness(t *testing.T) {
 	cfg.Hardness = "brutal"
 	if err := CheckConfig(cfg); err == nil {
 		t.Fatal("hardness brutal accepted")
+	}
+}
+
+func TestParseBackends(t *testing.T) {
+	got, err := ParseBackends(" go, ,onnx ")
+	if err != nil || !reflect.DeepEqual(got, []string{"go", "onnx"}) {
+		t.Fatalf("ParseBackends: %v, %v", got, err)
+	}
+	if _, err := ParseBackends(" , "); err == nil || err.Error() != "--backends: empty" {
+		t.Fatalf("empty list: %v", err)
+	}
+}
+
+func TestSplitBenchRows(t *testing.T) {
+	var log strings.Builder
+	rows := []BenchRow{{Backend: "go"}, {Backend: "xla", Err: errors.New("no plugin")}, {Backend: "onnx", ImitateErr: errors.New("oom")}}
+	ok, err := SplitBenchRows(rows, &log)
+	if len(ok) != 2 || ok[0].Backend != "go" || ok[1].Backend != "onnx" {
+		t.Fatalf("rows kept: %+v", ok)
+	}
+	want := "--backends xla: no plugin\n--backends onnx: imitation: oom"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
+	}
+	if log.String() != "bench: --backends xla: no plugin\nbench: --backends onnx: imitation: oom\n" {
+		t.Fatalf("log %q", log.String())
+	}
+	if _, err := SplitBenchRows(rows[:1], &log); err != nil {
+		t.Fatalf("all ran: %v", err)
 	}
 }
