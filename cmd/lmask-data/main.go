@@ -13,10 +13,7 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"os/signal"
 	"sort"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -127,8 +124,7 @@ func guard(c *cli.Context) error {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	cliapp.Exit(os.Stderr, "lmask-data", err, cliapp.ExitCode(err))
+	cliapp.Main("lmask-data", func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		return runContext(ctx, args[1:], stdout, stderr)
+	})
 }
