@@ -130,6 +130,25 @@ func DescribeSearch(o localsearch.Options, seed uint64) string {
 		o.Moves, o.BestImprovement, o.MaxSegment, o.MaxMoves, o.MaxIterations, o.TimeLimit, o.Kicks, o.Shuffle, seed, o.NoRepair, o.MaxStarts, o.NoMerge)
 }
 
+// ImprovedMeta returns the metadata of a solutions file improved with opt
+// and seed (lmask-data improve): meta with the search recorded and, when
+// meta names none, ipath as its instances file.
+func ImprovedMeta(meta datasets.Metadata, ipath string, opt solve.Options, seed uint64, perInstance bool) datasets.Metadata {
+	extra := maps.Clone(meta.Extra)
+	if extra == nil {
+		extra = map[string]string{}
+	}
+	extra["lmask.localsearch"] = DescribeSearch(opt.Search, seed)
+	if perInstance {
+		extra["lmask.localsearch"] += fmt.Sprintf(" per_instance=true urgency=%v", opt.Urgency)
+	}
+	meta.Extra = extra
+	if meta.Instances == "" {
+		meta.Instances = ipath
+	}
+	return meta
+}
+
 // WriteImproveTable prints the search statistics of lmask-data improve and
 // the metrics before (b) and after (a) it, with the gap rows when gap is set.
 func WriteImproveTable(w io.Writer, st solve.Stats, wall time.Duration, b, a datasets.Metrics, gap bool) {

@@ -35,3 +35,20 @@ func TestWriteImproveTable(t *testing.T) {
 		t.Fatalf("without gap or starts:\n%s", w.String())
 	}
 }
+
+func TestImprovedMeta(t *testing.T) {
+	in := datasets.Metadata{Source: "lmask", Extra: map[string]string{"k": "v"}}
+	opt := solve.Options{Urgency: true}
+	got := ImprovedMeta(in, "i.parquet", opt, 3, true)
+	want := DescribeSearch(opt.Search, 3) + " per_instance=true urgency=true"
+	if got.Extra["lmask.localsearch"] != want || got.Extra["k"] != "v" || got.Instances != "i.parquet" || got.Source != "lmask" {
+		t.Fatalf("per instance: %+v", got)
+	}
+	if _, ok := in.Extra["lmask.localsearch"]; ok {
+		t.Fatal("the input's metadata was changed")
+	}
+	got = ImprovedMeta(datasets.Metadata{Instances: "a.parquet"}, "i.parquet", opt, 3, false)
+	if got.Extra["lmask.localsearch"] != DescribeSearch(opt.Search, 3) || got.Instances != "a.parquet" {
+		t.Fatalf("per row: %+v", got)
+	}
+}

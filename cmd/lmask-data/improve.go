@@ -102,16 +102,7 @@ func improveAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("improve: %w", datasets.WithPath(err, "solutions", out))
 	}
-	if meta.Extra == nil {
-		meta.Extra = map[string]string{}
-	}
-	meta.Extra["lmask.localsearch"] = infer.DescribeSearch(opt, c.Uint64("seed"))
-	if c.Bool("per-instance") {
-		meta.Extra["lmask.localsearch"] += fmt.Sprintf(" per_instance=true urgency=%v", c.Bool("urgency"))
-	}
-	if meta.Instances == "" {
-		meta.Instances = ipath
-	}
+	meta = infer.ImprovedMeta(meta, ipath, so, c.Uint64("seed"), c.Bool("per-instance"))
 	if err := datasets.WriteSolutions(out, meta, improved, datasets.WriterOptions{}); err != nil {
 		return fmt.Errorf("improve: write %s: %w", out, err)
 	}
