@@ -105,16 +105,13 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		return nil
 	}
 	dir := filepath.Join(out, ModelDir)
-	if b, at := tr.BestVal(); b != nil && at != sum.Step {
-		// The best-validated weights, not the last ones, make the model.
-		if _, err := trainer.ExportCheckpoint(filepath.Join(out, trainer.BestFile), dir, "go"); err != nil {
-			return err
-		}
+	at, err := tr.ExportFinal(dir)
+	if err != nil {
+		return err
+	}
+	if at >= 0 {
 		fmt.Fprintf(stdout, "model: %s (weights of step %d, the best validation)\n", dir, at)
 		return nil
-	}
-	if err := tr.Export(dir); err != nil {
-		return err
 	}
 	fmt.Fprintf(stdout, "model: %s\n", dir)
 	return nil
