@@ -2,6 +2,7 @@ package trainer
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -111,4 +112,21 @@ func AdoptInitSizes(m *features.Config, initFrom string, isSet func(flag string)
 	}
 	*m = m.WithDecoder(reld, cand)
 	return nil
+}
+
+// AbsLabelSets makes each of the comma-separated label set folders of
+// --imitate absolute, so a resumed run finds them from any folder.
+func AbsLabelSets(v string) (string, error) {
+	var dirs []string
+	for _, d := range strings.Split(v, ",") {
+		if d == "" {
+			return "", fmt.Errorf("--imitate %q: an empty label set name", v)
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", fmt.Errorf("--imitate: label set %q: %w", d, err)
+		}
+		dirs = append(dirs, abs)
+	}
+	return strings.Join(dirs, ","), nil
 }

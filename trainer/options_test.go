@@ -2,6 +2,7 @@ package trainer
 
 import (
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -70,5 +71,16 @@ func TestSplitBenchRows(t *testing.T) {
 	}
 	if _, err := SplitBenchRows(rows[:1], &log); err != nil {
 		t.Fatalf("all ran: %v", err)
+	}
+}
+
+func TestAbsLabelSets(t *testing.T) {
+	wd, _ := filepath.Abs(".")
+	got, err := AbsLabelSets("a,/x/b")
+	if err != nil || got != filepath.Join(wd, "a")+",/x/b" {
+		t.Fatalf("AbsLabelSets: %q, %v", got, err)
+	}
+	if _, err := AbsLabelSets("a,,b"); err == nil || err.Error() != `--imitate "a,,b": an empty label set name` {
+		t.Fatalf("empty name: %v", err)
 	}
 }

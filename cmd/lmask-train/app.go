@@ -168,18 +168,11 @@ func applyFlags(c *cli.Context, cfg trainer.Config) (trainer.Config, error) {
 		cfg.GuideKicks, cfg.GuideStarts = c.Int("guide-kicks"), c.Int("guide-starts")
 	}
 	if v := c.String("imitate"); v != "" {
-		var dirs []string
-		for _, d := range strings.Split(v, ",") {
-			if d == "" {
-				return cfg, fmt.Errorf("--imitate %q: an empty label set name", v)
-			}
-			abs, err := filepath.Abs(d)
-			if err != nil {
-				return cfg, fmt.Errorf("--imitate: label set %q: %w", d, err)
-			}
-			dirs = append(dirs, abs)
+		dirs, err := trainer.AbsLabelSets(v)
+		if err != nil {
+			return cfg, err
 		}
-		cfg.Imitate, cfg.ImitateBatch, cfg.ImitateLimit = strings.Join(dirs, ","), c.Int("imitate-batch"), c.Int("imitate-limit")
+		cfg.Imitate, cfg.ImitateBatch, cfg.ImitateLimit = dirs, c.Int("imitate-batch"), c.Int("imitate-limit")
 	}
 	// Read outside the block, so the config check refuses them without --imitate.
 	cfg.RLWeight, cfg.Dagger, cfg.DaggerFailed = c.Float64("rl-weight"), c.Float64("dagger"), c.Bool("dagger-failed")
