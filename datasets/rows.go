@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/lmask/lmask/lazymask"
@@ -179,4 +180,57 @@ func CountViolating(sols []Solution, refPath, instPath string) (tours, violating
 			"they were not made for these instances (nothing written)", violating, tours, refPath, instPath)
 	}
 	return tours, violating, nil
+}
+
+// DrawTarget is the tour lmask-data plot draws: the instance, its tour (nil
+// when none is stored), the instance row and the picture's title.
+type DrawTarget struct {
+	Inst  *lazymask.Instance
+	Tour  []int
+	Row   int64
+	Title string
+}
+
+// TourToDraw finds row k of the solutions file solPath and its instance, or,
+// with solPath empty, row k of instPath and its known tour; note is
+// MatchFiles's. Errors name the file, the row and the flag.
+func TourToDraw(instPath, solPath string, k int64) (t DrawTarget, note string, err error) {
+	t.Row = k
+	if solPath != "" {
+		if note, err = MatchFiles(instPath, solPath); err != nil {
+			return t, note, err
+		}
+		s, n, err := SolutionAt(solPath, k)
+		if err != nil {
+			return t, note, err
+		}
+		if s == nil {
+			return t, note, fmt.Errorf("%s: flag --index: row %d out of range [0,%d)", solPath, k, n)
+		}
+		t.Tour, t.Row = s.Tour, s.Instance
+		t.Title = fmt.Sprintf("%s row %d (%s) · instance %d of %s", filepath.Base(solPath), k, s.Source, t.Row, filepath.Base(instPath))
+	}
+	inst, known, n, err := InstanceAt(instPath, t.Row)
+	if err != nil {
+		return t, note, err
+	}
+	if inst == nil {
+		if solPath != "" {
+			return t, note, fmt.Errorf("%s: row %d: field instance: %d out of range [0,%d) (size mismatch with %s)",
+				solPath, k, t.Row, n, instPath)
+		}
+		return t, note, fmt.Errorf("%s: flag --index: row %d out of range [0,%d)", instPath, k, n)
+	}
+	if solPath == "" {
+		t.Tour = known
+		t.Title = fmt.Sprintf("%s row %d · known tour", filepath.Base(instPath), t.Row)
+		if known == nil {
+			t.Title = fmt.Sprintf("%s row %d · no known tour stored", filepath.Base(instPath), t.Row)
+		}
+	}
+	if inst.Name != "" {
+		t.Title += fmt.Sprintf(" · %s", inst.Name)
+	}
+	t.Inst = inst
+	return t, note, nil
 }

@@ -3,8 +3,11 @@ package infer
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"math"
 	"slices"
+	"time"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
@@ -125,4 +128,56 @@ func jobError(err error, file string, row func(job, start int) int, jobs []solve
 func DescribeSearch(o localsearch.Options, seed uint64) string {
 	return fmt.Sprintf("moves=%v best=%v max_segment=%d max_moves=%d max_iterations=%d budget=%v kicks=%d shuffle=%v seed=%d no_repair=%v max_starts=%d no_merge=%v",
 		o.Moves, o.BestImprovement, o.MaxSegment, o.MaxMoves, o.MaxIterations, o.TimeLimit, o.Kicks, o.Shuffle, seed, o.NoRepair, o.MaxStarts, o.NoMerge)
+}
+
+// ImprovedMeta returns the metadata of a solutions file improved with opt
+// and seed (lmask-data improve): meta with the search recorded and, when
+// meta names none, ipath as its instances file.
+func ImprovedMeta(meta datasets.Metadata, ipath string, opt solve.Options, seed uint64, perInstance bool) datasets.Metadata {
+	extra := maps.Clone(meta.Extra)
+	if extra == nil {
+		extra = map[string]string{}
+	}
+	extra["lmask.localsearch"] = DescribeSearch(opt.Search, seed)
+	if perInstance {
+		extra["lmask.localsearch"] += fmt.Sprintf(" per_instance=true urgency=%v", opt.Urgency)
+	}
+	meta.Extra = extra
+	if meta.Instances == "" {
+		meta.Instances = ipath
+	}
+	return meta
+}
+
+// WriteImproveTable prints the search statistics of lmask-data improve and
+// the metrics before (b) and after (a) it, with the gap rows when gap is set.
+func WriteImproveTable(w io.Writer, st solve.Stats, wall time.Duration, b, a datasets.Metrics, gap bool) {
+	per := 0.0
+	if st.Starts > 0 {
+		per = st.Elapsed.Seconds() * 1e3 / float64(st.Starts)
+	}
+	fmt.Fprintf(w, "tours            %d improved by %d moves (%d changed, %d repaired); %d rows without a tour\n",
+		st.Starts, st.Moves, st.Changed, st.Repaired, b.MissingTours)
+	fmt.Fprintf(w, "time             %.3fs wall, %.3f ms per tour\n", wall.Seconds(), per)
+	fmt.Fprintf(w, "%-16s %14s %14s\n", "", "before", "after")
+	fmt.Fprintf(w, "%-16s %14d %14d\n", "feasible tours", b.FeasibleTours, a.FeasibleTours)
+	fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%%\n", "sol_infeasible", 100*b.SolInfeasible, 100*a.SolInfeasible)
+	fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%%\n", "inst_infeasible", 100*b.InstInfeasible, 100*a.InstInfeasible)
+	fmt.Fprintf(w, "%-16s %14.6g %14.6g\n", "obj", b.Obj, a.Obj)
+	if gap {
+		fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%%\n", "gap", 100*nanZero(b.Gap), 100*nanZero(a.Gap))
+		if a.RefInfeasible > 0 {
+			fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%% (%d reference tours break a constraint)\n", "gap_feasible_ref",
+				100*nanZero(b.GapFeasibleRef), 100*nanZero(a.GapFeasibleRef), a.RefInfeasible)
+		}
+	}
+	fmt.Fprintf(w, "%-16s %14.6g %14.6g\n", "mean_length", b.MeanLength, a.MeanLength)
+}
+
+// nanZero maps NaN (no instance to average over) to 0 for printing.
+func nanZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
 }

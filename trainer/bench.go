@@ -2,10 +2,12 @@ package trainer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
@@ -387,4 +389,42 @@ func pct(share float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f%%", 100*share)
+}
+
+// ParseBackends splits the bench command's comma-separated --backends list,
+// dropping blanks; an empty list is an error.
+func ParseBackends(s string) ([]string, error) {
+	var backends []string
+	for _, b := range strings.Split(s, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			backends = append(backends, b)
+		}
+	}
+	if len(backends) == 0 {
+		return nil, fmt.Errorf("--backends: empty")
+	}
+	return backends, nil
+}
+
+// SplitBenchRows returns the rows of the backends that ran, for the table,
+// and the failures joined as one error, each also written to log, where an
+// interrupt would otherwise show as "interrupted" alone.
+func SplitBenchRows(rows []BenchRow, log io.Writer) ([]BenchRow, error) {
+	var ok []BenchRow
+	var errs []error
+	fail := func(err error) {
+		errs = append(errs, err)
+		fmt.Fprintf(log, "bench: %v\n", err)
+	}
+	for _, r := range rows {
+		if r.Err != nil {
+			fail(fmt.Errorf("--backends %s: %w", r.Backend, r.Err))
+			continue
+		}
+		if r.ImitateErr != nil {
+			fail(fmt.Errorf("--backends %s: imitation: %w", r.Backend, r.ImitateErr))
+		}
+		ok = append(ok, r)
+	}
+	return ok, errors.Join(errs...)
 }

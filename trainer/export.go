@@ -49,6 +49,19 @@ func (t *Trainer) Export(dir string) error {
 	return exportModel(t.model, st, dir)
 }
 
+// ExportFinal writes the model of a finished run to dir: the weights of the
+// best validation when they are not those of the last step (it returns that
+// step), else the current model (it returns -1).
+func (t *Trainer) ExportFinal(dir string) (int, error) {
+	if b, at := t.BestVal(); b != nil && at != t.done {
+		if _, err := ExportCheckpoint(filepath.Join(t.opt.Dir, BestFile), dir, "go"); err != nil {
+			return -1, err
+		}
+		return at, nil
+	}
+	return -1, t.Export(dir)
+}
+
 // ExportCheckpoint loads the checkpoint in ckptDir into a model on the
 // given backend ("" uses "go", which needs no native library) and exports
 // it to dir like Trainer.Export. It returns the exported model config.

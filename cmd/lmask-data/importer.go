@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
-	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
 )
 
@@ -103,24 +102,12 @@ func importNPZ(c *cli.Context, in, out string) error {
 	if ip == "" {
 		return fmt.Errorf("import: %s holds reference tours: --instances (the instances file they refer to) is required", in)
 	}
-	d, err := datasets.ReadInstances(ip)
+	r, err := datasets.ImportNPZReferenceFile(in, ip, out)
 	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	sols, meta, err := datasets.ImportNPZReferences(in, d.Instances)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	meta.Instances = ip
-	tours, viol, err := datasets.CountViolating(sols, in, ip)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	if err := datasets.WriteSolutions(out, meta, sols, datasets.WriterOptions{}); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %d %s references (%d tours, %d violating by more than %g) to %s\n",
-		len(sols), meta.Source, tours, viol, 1e-5, out)
+		r.Rows, r.Source, r.Tours, r.Violating, 1e-5, out)
 	return nil
 }
 
@@ -130,34 +117,17 @@ func importBenchmark(c *cli.Context, in, out, format string) error {
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	refPath := c.String("references")
-	if refPath == "" && len(bm.References) > 0 {
-		refPath = strings.TrimSuffix(out, ".parquet") + ".refs.parquet"
-	}
-	if refPath != "" {
-		// The default name is known only now: check it as guard checks --out.
-		if err := atomicfile.CheckDest(refPath); err != nil {
-			return fmt.Errorf("import: --references: %w", err)
-		}
-		if err := atomicfile.Distinct("references", refPath, atomicfile.Input{Flag: "out", Path: out}, atomicfile.Input{Flag: "in", Path: in}); err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
+	refPath, err := bm.ReferencePath(c.String("references"), in, out)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
 	if err := datasets.WriteInstances(out, bm.Dataset.Meta, bm.Dataset.Instances, bm.Dataset.KnownTours, datasets.WriterOptions{}); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	mds := 0
-	for _, s := range bm.CoordSource {
-		if s == "mds" {
-			mds++
-		}
-	}
 	fmt.Fprintf(c.App.Writer, "wrote %d %s instances (%s format, %d with MDS coordinates) to %s\n",
-		len(bm.Dataset.Instances), bm.Dataset.Meta.Problem, bm.Format, mds, out)
+		len(bm.Dataset.Instances), bm.Dataset.Meta.Problem, bm.Format, bm.MDSCount(), out)
 	if refPath != "" && len(bm.References) > 0 {
-		bm.RefMeta.Instances = out
-		if err := datasets.WriteSolutions(refPath, bm.RefMeta, bm.References, datasets.WriterOptions{}); err != nil {
-			os.Remove(out)
+		if err := bm.WriteReferences(refPath, out); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
 		fmt.Fprintf(c.App.Writer, "wrote %d %s reference values to %s\n", len(bm.References), bm.RefMeta.Source, refPath)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"math"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -104,50 +102,10 @@ func improveAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("improve: %w", datasets.WithPath(err, "solutions", out))
 	}
-	if meta.Extra == nil {
-		meta.Extra = map[string]string{}
-	}
-	meta.Extra["lmask.localsearch"] = infer.DescribeSearch(opt, c.Uint64("seed"))
-	if c.Bool("per-instance") {
-		meta.Extra["lmask.localsearch"] += fmt.Sprintf(" per_instance=true urgency=%v", c.Bool("urgency"))
-	}
-	if meta.Instances == "" {
-		meta.Instances = ipath
-	}
+	meta = infer.ImprovedMeta(meta, ipath, so, c.Uint64("seed"), c.Bool("per-instance"))
 	if err := datasets.WriteSolutions(out, meta, improved, datasets.WriterOptions{}); err != nil {
 		return fmt.Errorf("improve: write %s: %w", out, err)
 	}
-	printImprove(c.App.Writer, st, wall, before, after, refs != nil)
+	infer.WriteImproveTable(c.App.Writer, st, wall, before, after, refs != nil)
 	return nil
-}
-
-func printImprove(w io.Writer, st solve.Stats, wall time.Duration, b, a datasets.Metrics, gap bool) {
-	per := 0.0
-	if st.Starts > 0 {
-		per = st.Elapsed.Seconds() * 1e3 / float64(st.Starts)
-	}
-	fmt.Fprintf(w, "tours            %d improved by %d moves (%d changed, %d repaired); %d rows without a tour\n",
-		st.Starts, st.Moves, st.Changed, st.Repaired, b.MissingTours)
-	fmt.Fprintf(w, "time             %.3fs wall, %.3f ms per tour\n", wall.Seconds(), per)
-	fmt.Fprintf(w, "%-16s %14s %14s\n", "", "before", "after")
-	fmt.Fprintf(w, "%-16s %14d %14d\n", "feasible tours", b.FeasibleTours, a.FeasibleTours)
-	fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%%\n", "sol_infeasible", 100*b.SolInfeasible, 100*a.SolInfeasible)
-	fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%%\n", "inst_infeasible", 100*b.InstInfeasible, 100*a.InstInfeasible)
-	fmt.Fprintf(w, "%-16s %14.6g %14.6g\n", "obj", b.Obj, a.Obj)
-	if gap {
-		fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%%\n", "gap", 100*nanZero(b.Gap), 100*nanZero(a.Gap))
-		if a.RefInfeasible > 0 {
-			fmt.Fprintf(w, "%-16s %13.4f%% %13.4f%% (%d reference tours break a constraint)\n", "gap_feasible_ref",
-				100*nanZero(b.GapFeasibleRef), 100*nanZero(a.GapFeasibleRef), a.RefInfeasible)
-		}
-	}
-	fmt.Fprintf(w, "%-16s %14.6g %14.6g\n", "mean_length", b.MeanLength, a.MeanLength)
-}
-
-// nanZero maps NaN (no instance to average over) to 0 for printing.
-func nanZero(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return v
 }

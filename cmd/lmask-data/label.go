@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
@@ -66,65 +64,19 @@ func labelAction(c *cli.Context) error {
 		if files, err = datasets.ReadInstanceFiles(paths); err != nil {
 			return fmt.Errorf("label: flag --instances: %w", err)
 		}
-		if err := fileFlagsAgree(c, files); err != nil {
-			return err
-		}
 	}
-	p, err := lazymask.ParseProblem(c.String("problem"))
-	if files != nil {
-		p = files.Problem
-	} else if err != nil {
-		return cliapp.Usagef("label: flag --problem: %v (or label given files with --instances)", err)
+	req := labels.Request{Problem: c.String("problem"), Hardness: c.String("hardness"), Shard: c.String("shard"),
+		Model: c.String("model"), Keep: c.String("keep"), Size: c.Int("size"), Chunk: c.Int("chunk"), Count: c.Int("count"),
+		Budget: c.Int("budget"), Relabel: c.Bool("relabel"), Prefixes: c.Bool("prefixes"), IsSet: c.IsSet,
+		ParseShard: func(v string) (labels.Shard, error) {
+			sh, err := infer.ParseShard(v, os.Getenv)
+			return labels.Shard{Index: sh.Index, Count: sh.Count}, err
+		}}
+	r, err := req.Resolve(files)
+	if err != nil {
+		return cliapp.Usage(err)
 	}
-	size, hard := c.Int("size"), strings.ToLower(c.String("hardness"))
-	if files != nil {
-		size, hard = slices.Max(files.Sizes()), ""
-	} else if size < 3 {
-		return cliapp.Usagef("label: flag --size: %d, want ≥ 3", size)
-	} else if _, err := datasets.NewGenerator(datasets.GenConfig{Problem: p, N: size, Hardness: hard}); err != nil {
-		return cliapp.Usagef("label: flag --hardness: %v", err)
-	}
-	var shard labels.Shard
-	if v := c.String("shard"); v != "" {
-		sh, err := infer.ParseShard(v, os.Getenv)
-		if err != nil {
-			return cliapp.Usagef("label: flag --shard: %v", err)
-		}
-		if c.Bool("relabel") {
-			return cliapp.Usagef("label: --shard grows a set; --relabel re-solves a whole one")
-		}
-		shard = labels.Shard{Index: sh.Index, Count: sh.Count}
-	}
-	if c.Int("chunk") < 1 {
-		return cliapp.Usagef("label: flag --chunk: %d, want ≥ 1", c.Int("chunk"))
-	}
-	if !c.Bool("relabel") && files == nil && c.Int("count") < 1 {
-		return cliapp.Usagef("label: flag --count: %d, want ≥ 1 (instances the set should hold)", c.Int("count"))
-	}
-	if c.Bool("relabel") && c.String("model") == "" {
-		return cliapp.Usagef("label: --relabel needs --model (the network whose tours may beat the stored labels)")
-	}
-	keep := ""
-	switch c.String("keep") {
-	case "all":
-	case datasets.KeepFailed:
-		if c.String("model") == "" {
-			return cliapp.Usagef("label: --keep failed needs --model (the network whose failures pick the instances)")
-		}
-		keep = datasets.KeepFailed
-	default:
-		return cliapp.Usagef("label: flag --keep: %q, want all or failed", c.String("keep"))
-	}
-	if c.Bool("prefixes") && (c.String("model") == "" || c.Bool("relabel") || keep != "") {
-		return cliapp.Usagef("label: --prefixes needs --model and goes with neither --relabel nor --keep failed")
-	}
-	budget := c.Int("budget")
-	if !c.IsSet("budget") {
-		// Given files: the largest size's budget (medium where unknown).
-		if budget, _ = lazymask.PaperBudget(p, size, hard); budget == 0 {
-			budget, _ = lazymask.PaperBudget(p, size, "medium")
-		}
-	}
+	p, size, hard, shard, keep, budget := r.Problem, r.Size, r.Hardness, r.Shard, r.Keep, r.Budget
 	starter, closeFn, err := newStarter(c, budget)
 	if err != nil {
 		return err
@@ -150,28 +102,9 @@ func labelAction(c *cli.Context) error {
 			}
 			fmt.Fprintf(c.App.ErrWriter, f+"\n", a...)
 		}}
-	total := c.Int("count")
-	if c.Bool("relabel") {
-		have, err := datasets.LabelChunks(dir)
-		if err != nil {
-			return err
-		}
-		total = len(have) * spec.ChunkSize
-	} else {
-		have, err := datasets.LabelChunks(dir)
-		if err != nil {
-			return err
-		}
-		if files != nil && (total <= 0 || total > len(files.Instances)) {
-			total = len(files.Instances)
-		}
-		missing := 0
-		for ch := 0; ch*spec.ChunkSize < total; ch++ {
-			if shard.Owns(ch) && !slices.Contains(have, ch) {
-				missing++
-			}
-		}
-		total = missing * spec.ChunkSize
+	total, err := labels.Pending(dir, spec.ChunkSize, c.Int("count"), files, shard, c.Bool("relabel"))
+	if err != nil {
+		return err
 	}
 	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(c.App.ErrWriter),
 		progressbar.OptionSetDescription("label"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
@@ -194,22 +127,6 @@ func labelAction(c *cli.Context) error {
 		return fmt.Errorf("label: %w (the %d chunks written before are complete; run again to continue)", err, n)
 	}
 	fmt.Fprintf(c.App.Writer, "%s: %d chunks written (%s)\n", dir, n, spec.Search)
-	return nil
-}
-
-// fileFlagsAgree refuses generator flags that contradict the instance
-// files: another problem, another size than the files' one size, a
-// hardness.
-func fileFlagsAgree(c *cli.Context, files *datasets.InstanceFiles) error {
-	if c.IsSet("problem") && !strings.EqualFold(c.String("problem"), files.Problem.String()) {
-		return cliapp.Usagef("label: flag --problem %s: the --instances files hold %v", c.String("problem"), files.Problem)
-	}
-	if sz := files.Sizes(); c.IsSet("size") && (len(sz) != 1 || sz[0] != c.Int("size")) {
-		return cliapp.Usagef("label: flag --size %d: the --instances files hold sizes %v", c.Int("size"), sz)
-	}
-	if c.IsSet("hardness") {
-		return cliapp.Usagef("label: flag --hardness: the --instances files are not generated (drop the flag)")
-	}
 	return nil
 }
 

@@ -13,10 +13,7 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"os/signal"
 	"sort"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -104,31 +101,25 @@ func guard(c *cli.Context) error {
 	if has["workers"] && c.Int("workers") < 0 {
 		return cliapp.Usagef("%s: flag --workers: %d, want ≥ 0 (0 = number of CPUs)", name, c.Int("workers"))
 	}
-	var taken []atomicfile.Input
+	var inputs, outputs []atomicfile.Input
 	for _, f := range inputFlags {
 		if has[f] {
-			taken = append(taken, atomicfile.Input{Flag: f, Path: c.String(f)})
+			inputs = append(inputs, atomicfile.Input{Flag: f, Path: c.String(f)})
 		}
 	}
 	for _, f := range outputFlags {
-		if !has[f] || c.String(f) == "" {
-			continue
+		if has[f] {
+			outputs = append(outputs, atomicfile.Input{Flag: f, Path: c.String(f)})
 		}
-		out := c.String(f)
-		if err := atomicfile.CheckDest(out); err != nil {
-			return cliapp.Usagef("%s: flag --%s: %w", name, f, err)
-		}
-		if err := atomicfile.Distinct(f, out, taken...); err != nil {
-			return cliapp.Usagef("%s: %w", name, err)
-		}
-		taken = append(taken, atomicfile.Input{Flag: f, Path: out})
+	}
+	if err := atomicfile.CheckOutputs(inputs, outputs); err != nil {
+		return cliapp.Usagef("%s: %w", name, err)
 	}
 	return nil
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	cliapp.Exit(os.Stderr, "lmask-data", err, cliapp.ExitCode(err))
+	cliapp.Main("lmask-data", func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		return runContext(ctx, args[1:], stdout, stderr)
+	})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,48 +34,13 @@ func plotAction(c *cli.Context) error {
 	if k < 0 {
 		return cliapp.Usagef("plot: flag --index: %d is negative", k)
 	}
-	var (
-		tour  []int
-		row   = k
-		title string
-	)
-	if spath != "" {
-		if err := noted(c)(datasets.MatchFiles(ipath, spath)); err != nil {
-			return fmt.Errorf("plot: %w", err)
-		}
-		s, n, err := datasets.SolutionAt(spath, k)
-		if err != nil {
-			return fmt.Errorf("plot: %w", err)
-		}
-		if s == nil {
-			return fmt.Errorf("plot: %s: flag --index: row %d out of range [0,%d)", spath, k, n)
-		}
-		tour, row = s.Tour, s.Instance
-		title = fmt.Sprintf("%s row %d (%s) · instance %d of %s", filepath.Base(spath), k, s.Source, row, filepath.Base(ipath))
-	}
-	inst, known, n, err := datasets.InstanceAt(ipath, row)
-	if err != nil {
+	t, note, err := datasets.TourToDraw(ipath, spath, k)
+	if err := noted(c)(note, err); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	if inst == nil {
-		if spath != "" {
-			return fmt.Errorf("plot: %s: row %d: field instance: %d out of range [0,%d) (size mismatch with %s)",
-				spath, k, row, n, ipath)
-		}
-		return fmt.Errorf("plot: %s: flag --index: row %d out of range [0,%d)", ipath, k, n)
-	}
-	if spath == "" {
-		tour = known
-		title = fmt.Sprintf("%s row %d · known tour", filepath.Base(ipath), row)
-		if known == nil {
-			title = fmt.Sprintf("%s row %d · no known tour stored", filepath.Base(ipath), row)
-		}
-	}
-	if inst.Name != "" {
-		title += fmt.Sprintf(" · %s", inst.Name)
-	}
+	inst, tour, row := t.Inst, t.Tour, t.Row
 	out := c.String("out")
-	if err := plot.WriteTourSVG(out, inst, tour, title); err != nil {
+	if err := plot.WriteTourSVG(out, inst, tour, t.Title); err != nil {
 		var te *lazymask.TourError
 		if errors.As(err, &te) && spath != "" {
 			return fmt.Errorf("plot: %s: row %d: field tour: instance %d: %w", spath, k, row, err)

@@ -6,14 +6,12 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/internal/cliapp"
-	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -143,9 +141,9 @@ func applyFlags(c *cli.Context, cfg trainer.Config) (trainer.Config, error) {
 	cfg.Model.RIE = c.Bool("rie")
 	cfg.Model.Layers, cfg.Model.DModel = c.Int("layers"), c.Int("d-model")
 	cfg.Model.Heads, cfg.Model.FFN = c.Int("heads"), c.Int("ffn")
-	mc, err := decoderOptions(cfg.Model, c.String("decoder"), c.String("cand"))
+	mc, err := trainer.DecoderOptions(cfg.Model, c.String("decoder"), c.String("cand"))
 	if err != nil {
-		return cfg, err
+		return cfg, cliapp.Usage(err)
 	}
 	cfg.Model = mc
 	if c.IsSet("lr") {
@@ -153,7 +151,7 @@ func applyFlags(c *cli.Context, cfg trainer.Config) (trainer.Config, error) {
 	}
 	cfg.WeightDecay = c.Float64("weight-decay")
 	if c.IsSet("milestones") {
-		ms, err := parseInts(c.String("milestones"))
+		ms, err := trainer.ParseInts(c.String("milestones"))
 		if err != nil {
 			return cfg, cliapp.Usagef("--milestones: %w", err)
 		}
@@ -170,18 +168,11 @@ func applyFlags(c *cli.Context, cfg trainer.Config) (trainer.Config, error) {
 		cfg.GuideKicks, cfg.GuideStarts = c.Int("guide-kicks"), c.Int("guide-starts")
 	}
 	if v := c.String("imitate"); v != "" {
-		var dirs []string
-		for _, d := range strings.Split(v, ",") {
-			if d == "" {
-				return cfg, fmt.Errorf("--imitate %q: an empty label set name", v)
-			}
-			abs, err := filepath.Abs(d)
-			if err != nil {
-				return cfg, fmt.Errorf("--imitate: label set %q: %w", d, err)
-			}
-			dirs = append(dirs, abs)
+		dirs, err := trainer.AbsLabelSets(v)
+		if err != nil {
+			return cfg, err
 		}
-		cfg.Imitate, cfg.ImitateBatch, cfg.ImitateLimit = strings.Join(dirs, ","), c.Int("imitate-batch"), c.Int("imitate-limit")
+		cfg.Imitate, cfg.ImitateBatch, cfg.ImitateLimit = dirs, c.Int("imitate-batch"), c.Int("imitate-limit")
 	}
 	// Read outside the block, so the config check refuses them without --imitate.
 	cfg.RLWeight, cfg.Dagger, cfg.DaggerFailed = c.Float64("rl-weight"), c.Float64("dagger"), c.Bool("dagger-failed")
@@ -201,25 +192,7 @@ func applyFlags(c *cli.Context, cfg trainer.Config) (trainer.Config, error) {
 	cfg.KeepBest = c.Bool("keep-best")
 	cfg.Backend = c.String("backend")
 	cfg.Seed = c.Uint64("seed")
-	return cfg, cliapp.Usage(checkConfig(cfg))
-}
-
-// checkConfig validates a configuration before anything is written:
-// trainer.Config.Validate, then problem, size and hardness through the
-// instance generator every training step uses (Validate does not know the
-// hardness levels).
-func checkConfig(cfg trainer.Config) error {
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	if len(cfg.TrainData) > 0 {
-		return nil // no generator
-	}
-	gc := datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: cfg.Seed}
-	if _, err := datasets.NewGenerator(gc); err != nil {
-		return fmt.Errorf("--hardness %q: %w", cfg.Hardness, err)
-	}
-	return nil
+	return cfg, cliapp.Usage(trainer.CheckConfig(cfg))
 }
 
 // atLeast is a flag action rejecting values below lo, naming the flag and
@@ -231,36 +204,4 @@ func atLeast(flag string, lo int) func(*cli.Context, int) error {
 		}
 		return nil
 	}
-}
-
-// parseInts parses a comma-separated list of integers.
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.Atoi(f)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// decoderOptions sets the --decoder and --cand choices on m.
-func decoderOptions(m features.Config, decoder, cand string) (features.Config, error) {
-	if decoder != "pomo" && decoder != "reld" {
-		return m, cliapp.Usagef("--decoder %q: want pomo or reld", decoder)
-	}
-	if cand == "none" {
-		cand = features.CandNone
-	}
-	m = m.WithDecoder(decoder == "reld", cand)
-	if err := m.Validate(); err != nil {
-		return m, cliapp.Usagef("--cand: %w", err)
-	}
-	return m, nil
 }

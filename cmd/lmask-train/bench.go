@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -42,47 +39,26 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			cfg.Model.Layers, cfg.Model.DModel = c.Int("layers"), c.Int("d-model")
 			cfg.Model.Heads, cfg.Model.FFN = c.Int("heads"), c.Int("ffn")
 			cfg.Seed = c.Uint64("seed")
-			if err := checkConfig(cfg); err != nil {
+			if err := trainer.CheckConfig(cfg); err != nil {
 				return err
 			}
-			var backends []string
-			for _, b := range strings.Split(c.String("backends"), ",") {
-				if b = strings.TrimSpace(b); b != "" {
-					backends = append(backends, b)
-				}
-			}
-			if len(backends) == 0 {
-				return fmt.Errorf("--backends: empty")
+			backends, err := trainer.ParseBackends(c.String("backends"))
+			if err != nil {
+				return err
 			}
 			bc := trainer.BenchConfig{Config: cfg, Backends: backends, Steps: c.Int("steps"), ImitateBatch: c.Int("imitate-batch"),
 				HostWorkers: c.Int("host-workers"), Pipelines: c.Int("pipelines")}
 			if c.Bool("gpu-busy") {
-				bc.Busy = nvidiaSMIBusy("nvidia-smi", 200)
+				bc.Busy = trainer.NvidiaSMIBusy("nvidia-smi", 200)
 			}
 			rows := trainer.Bench(c.Context, bc, stderr)
 			// The table holds the backends that ran; the failures make the
-			// error (non-zero exit), each also written to stderr, where an
-			// interrupt would otherwise show as "interrupted" alone.
-			var ok []trainer.BenchRow
-			var errs []error
-			fail := func(err error) {
-				errs = append(errs, err)
-				fmt.Fprintf(stderr, "bench: %v\n", err)
-			}
-			for _, r := range rows {
-				if r.Err != nil {
-					fail(fmt.Errorf("--backends %s: %w", r.Backend, r.Err))
-					continue
-				}
-				if r.ImitateErr != nil {
-					fail(fmt.Errorf("--backends %s: imitation: %w", r.Backend, r.ImitateErr))
-				}
-				ok = append(ok, r)
-			}
+			// error (non-zero exit).
+			ok, err := trainer.SplitBenchRows(rows, stderr)
 			if len(ok) > 0 {
 				trainer.WriteBenchTable(stdout, cfg, ok)
 			}
-			return errors.Join(errs...)
+			return err
 		},
 	}
 }

@@ -1,17 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
-	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -29,7 +26,7 @@ func exportCommand(stdout io.Writer) *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "replace the model (ONNX files, config.json, MODEL_CARD.md) already in --out"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := checkExportDir(c.String("checkpoint"), c.String("out"), c.Bool("force")); err != nil {
+			if err := trainer.CheckExportDir(c.String("checkpoint"), c.String("out"), c.Bool("force")); err != nil {
 				return err
 			}
 			mc, err := trainer.ExportCheckpoint(c.String("checkpoint"), c.String("out"), c.String("backend"))
@@ -63,7 +60,7 @@ func averageCommand(stdout io.Writer) *cli.Command {
 				return fmt.Errorf("average: --weight applies to two checkpoints; %d are averaged with equal shares", len(in))
 			}
 			out := c.String("out")
-			if err := checkFileOut("average", out, in); err != nil {
+			if err := trainer.CheckFileOut("average", out, in); err != nil {
 				return err
 			}
 			if len(in) == 2 {
@@ -103,7 +100,7 @@ func growCommand(stdout io.Writer) *cli.Command {
 				return fmt.Errorf("grow: name one checkpoint (run directory or file), got %d", c.NArg())
 			}
 			out := c.String("out")
-			if err := checkFileOut("grow", out, c.Args().Slice()); err != nil {
+			if err := trainer.CheckFileOut("grow", out, c.Args().Slice()); err != nil {
 				return err
 			}
 			if err := trainer.GrowCheckpoint(c.Args().Get(0), c.Int("layers"), out); err != nil {
@@ -113,37 +110,6 @@ func growCommand(stdout io.Writer) *cli.Command {
 			return nil
 		},
 	}
-}
-
-// checkFileOut refuses an output path that is not a regular file or that names
-// one of the command's inputs.
-func checkFileOut(cmd, out string, inputs []string) error {
-	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: --out %s is not a regular file", cmd, out)
-	}
-	for _, in := range inputs {
-		if same, _ := samePath(in, out); same {
-			return fmt.Errorf("%s: --out %s is one of the inputs", cmd, out)
-		}
-	}
-	return nil
-}
-
-// samePath reports whether a (a checkpoint file, or a run directory holding
-// one) and b name the same file.
-func samePath(a, b string) (bool, error) {
-	if fi, err := os.Stat(a); err == nil && fi.IsDir() {
-		a = filepath.Join(a, trainer.CheckpointFile)
-	}
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false, err
-	}
-	fb, err := os.Stat(b)
-	if err != nil {
-		return false, err
-	}
-	return os.SameFile(fa, fb), nil
 }
 
 // curveCommand draws the training curve of one run, or of several training
@@ -160,19 +126,12 @@ func curveCommand(stdout io.Writer) *cli.Command {
 			if c.NArg() == 0 {
 				return fmt.Errorf("curve: name at least one run directory (or metrics.jsonl file)")
 			}
-			if err := checkCurveOut(c.String("out"), c.Args().Slice()); err != nil {
+			if err := trainer.CheckCurveOut(c.String("out"), c.Args().Slice()); err != nil {
 				return fmt.Errorf("curve: %w", err)
 			}
-			var stages [][]trainer.Record
-			for _, dir := range c.Args().Slice() {
-				recs, err := trainer.ReadMetrics(dir)
-				if err != nil {
-					return err
-				}
-				if len(recs) == 0 {
-					return fmt.Errorf("curve: %s holds no metrics records", dir)
-				}
-				stages = append(stages, recs)
+			stages, err := trainer.ReadStages(c.Args().Slice())
+			if err != nil {
+				return err
 			}
 			recs, starts := trainer.JoinStages(stages...)
 			svg, err := trainer.RenderCurve(recs, starts...)
@@ -205,29 +164,14 @@ func compareCommand(stdout io.Writer) *cli.Command {
 			&cli.StringSliceFlag{Name: "group", Required: true, Usage: "a panel: TITLE:LABEL=RUNDIR;LABEL=RUNDIR;... (runs separated by semicolons)"},
 		},
 		Action: func(c *cli.Context) error {
-			var groups []trainer.CompareGroup
-			var dirs []string
-			for _, spec := range c.StringSlice("group") {
-				title, runs, ok := strings.Cut(spec, ":")
-				if !ok || runs == "" {
-					return cliapp.Usagef("--group %q: want TITLE:LABEL=RUNDIR;LABEL=RUNDIR;...", spec)
-				}
-				g := trainer.CompareGroup{Title: title, ToursPerStep: c.Int("tours-per-step")}
-				for _, run := range strings.Split(runs, ";") {
-					label, dir, ok := strings.Cut(run, "=")
-					if !ok {
-						return cliapp.Usagef("--group %q: run %q is not LABEL=RUNDIR", spec, run)
-					}
-					recs, err := trainer.ReadMetrics(dir)
-					if err != nil {
-						return err
-					}
-					g.Runs = append(g.Runs, trainer.CompareRun{Name: label, Recs: recs})
-					dirs = append(dirs, dir)
-				}
-				groups = append(groups, g)
+			groups, dirs, err := trainer.ReadCompareGroups(c.StringSlice("group"), c.Int("tours-per-step"))
+			var se *trainer.GroupSpecError
+			if errors.As(err, &se) {
+				return cliapp.Usage(err)
+			} else if err != nil {
+				return err
 			}
-			if err := checkCurveOut(c.String("out"), dirs); err != nil {
+			if err := trainer.CheckCurveOut(c.String("out"), dirs); err != nil {
 				return fmt.Errorf("compare: %w", err)
 			}
 			svg, err := trainer.RenderComparison(groups)
@@ -241,56 +185,4 @@ func compareCommand(stdout io.Writer) *cli.Command {
 			return nil
 		},
 	}
-}
-
-// checkExportDir checks, before the checkpoint is loaded, that the model
-// files export writes into out are regular files or new, that none of them
-// is the checkpoint, and that out holds no model yet unless force is set:
-// a shipped model and its card are never replaced by accident.
-func checkExportDir(checkpoint, out string, force bool) error {
-	st, err := os.Stat(out)
-	if err != nil {
-		return nil // a new folder: export makes it
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("export: --out %s is not a folder", out)
-	}
-	ck := checkpoint
-	if st, err := os.Stat(ck); err == nil && st.IsDir() {
-		ck = filepath.Join(ck, trainer.CheckpointFile)
-	}
-	var held []string
-	for _, f := range features.ModelFiles {
-		p := filepath.Join(out, f)
-		if err := atomicfile.CheckDest(p); err != nil {
-			return fmt.Errorf("export: --out: %w", err)
-		}
-		if err := atomicfile.Distinct("out", p, atomicfile.Input{Flag: "checkpoint", Path: ck}); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		if _, err := os.Lstat(p); err == nil {
-			held = append(held, f)
-		}
-	}
-	if len(held) > 0 && !force {
-		return fmt.Errorf("export: --out %s already holds a model (%s); pass --force to replace it", out, strings.Join(held, ", "))
-	}
-	return nil
-}
-
-// checkCurveOut checks the picture's path before the runs are read: a
-// regular file or a new one, and none of the metrics logs it is drawn from.
-func checkCurveOut(out string, runs []string) error {
-	if err := atomicfile.CheckDest(out); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	var inputs []atomicfile.Input
-	for _, r := range runs {
-		if st, err := os.Stat(r); err == nil && st.IsDir() {
-			inputs = append(inputs, atomicfile.Input{Flag: "run", Path: filepath.Join(r, trainer.MetricsFile), What: trainer.MetricsFile})
-		} else {
-			inputs = append(inputs, atomicfile.Input{Flag: "run", Path: r})
-		}
-	}
-	return atomicfile.Distinct("out", out, inputs...)
 }

@@ -12,9 +12,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/lmask/lmask/internal/cliapp"
 )
@@ -22,12 +19,7 @@ import (
 // Version is set at build time with -ldflags "-X main.Version=...".
 var Version = "dev"
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args, os.Stdout, os.Stderr)
-	stop()
-	cliapp.Exit(os.Stderr, "lmask-train", err, cliapp.ExitCode(err))
-}
+func main() { cliapp.Main("lmask-train", run) }
 
 // run executes the command line args (args[0] is the program name).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

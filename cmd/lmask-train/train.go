@@ -2,30 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
-	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/internal/modelpath"
-	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/trainer"
 )
-
-// isTerminal reports whether w is a terminal (progress bars only there).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
 
 // trainAction runs (or resumes) a training run and exports the model when
 // it completes.
@@ -63,15 +50,15 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 			return err
 		}
 		if initFrom != "" {
-			if err := adoptInitSizes(c, &cfg.Model, initFrom); err != nil {
+			if err := trainer.AdoptInitSizes(&cfg.Model, initFrom, c.IsSet); err != nil {
 				return err
 			}
 		}
-		if opt.Val, err = loadVal(cfg, opt.ValRef); err != nil {
+		if opt.Val, err = trainer.LoadValidation(cfg, opt.ValRef); err != nil {
 			return err
 		}
 	}
-	if err := checkOut(out); err != nil {
+	if err := trainer.CheckRunDir(out); err != nil {
 		return err
 	}
 	if !opt.Resume {
@@ -84,8 +71,8 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg = tr.Config()
-	bar := newProgress(stderr, tr.Step(), cfg.Steps)
-	tr.SetOnStep(bar.update)
+	bar := trainer.NewProgress(stderr, tr.Step(), cfg.Steps)
+	tr.SetOnStep(bar.Update)
 	start := time.Now()
 	ctx := c.Context
 	if d := c.Duration("time-limit"); d > 0 {
@@ -94,7 +81,7 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		defer cancel()
 	}
 	sum, err := tr.Run(ctx)
-	bar.finish()
+	bar.Finish()
 	if err != nil {
 		return err
 	}
@@ -118,168 +105,14 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 		return nil
 	}
 	dir := filepath.Join(out, ModelDir)
-	if b, at := tr.BestVal(); b != nil && at != sum.Step {
-		// The best-validated weights, not the last ones, make the model.
-		if _, err := trainer.ExportCheckpoint(filepath.Join(out, trainer.BestFile), dir, "go"); err != nil {
-			return err
-		}
+	at, err := tr.ExportFinal(dir)
+	if err != nil {
+		return err
+	}
+	if at >= 0 {
 		fmt.Fprintf(stdout, "model: %s (weights of step %d, the best validation)\n", dir, at)
 		return nil
 	}
-	if err := tr.Export(dir); err != nil {
-		return err
-	}
 	fmt.Fprintf(stdout, "model: %s\n", dir)
-	return nil
-}
-
-// checkOut checks the run directory --out before anything is written: the
-// nearest existing folder above it must be a folder (missing ones are made
-// with the run directory), and out itself, if present, must be a
-// directory.
-func checkOut(out string) error {
-	if st, err := os.Stat(out); err == nil {
-		if !st.IsDir() {
-			return fmt.Errorf("--out %s: not a directory", out)
-		}
-		// The run's own files must be files it may replace: never a
-		// folder, device or FIFO in their place.
-		for _, f := range []string{trainer.CheckpointFile, trainer.BestFile, trainer.MetricsFile, trainer.CurveFile} {
-			if err := atomicfile.CheckDest(filepath.Join(out, f)); err != nil {
-				return fmt.Errorf("--out %s: %w", out, err)
-			}
-		}
-		return nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("--out %s: %w", out, err)
-	}
-	// Missing folders above the run directory are made with it (runs/NAME
-	// in a fresh checkout), but the nearest existing one must be a folder.
-	for parent := filepath.Dir(filepath.Clean(out)); ; parent = filepath.Dir(parent) {
-		st, err := os.Stat(parent)
-		switch {
-		case err == nil && !st.IsDir():
-			return fmt.Errorf("--out %s: %s is not a directory", out, parent)
-		case err == nil:
-			return nil
-		case !errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("--out %s: %w", out, err)
-		}
-		if parent == filepath.Dir(parent) {
-			return nil
-		}
-	}
-}
-
-// loadVal reads the validation set (and its references) once, for
-// trainer.Options.Val, so that a missing, unreadable or mismatched file
-// (problem, size) stops the run with the flag named before its directory
-// is made; nil when the run has no validation set.
-func loadVal(cfg trainer.Config, valRef string) (*trainer.ValSet, error) {
-	if cfg.ValFile == "" {
-		return nil, nil
-	}
-	vs, err := trainer.LoadValSet(cfg.ValFile, "", cfg.ValLimit, cfg.ProblemKind(), cfg.ValSizes()...)
-	if err != nil {
-		return nil, fmt.Errorf("--val: %w", err) // the error names the file
-	}
-	if valRef != "" {
-		if err := vs.LoadRefs(valRef); err != nil {
-			return nil, fmt.Errorf("--val-ref: %w", err)
-		}
-	}
-	return vs, nil
-}
-
-// progress shows a progress bar with steps/s and ETA on a terminal, and a
-// line every tenth of the run elsewhere.
-type progress struct {
-	w          io.Writer
-	bar        *progressbar.ProgressBar
-	total      int
-	lastPrint  int
-	lastRecord trainer.Record
-}
-
-func newProgress(w io.Writer, done, total int) *progress {
-	p := &progress{w: w, total: total, lastPrint: done}
-	if isTerminal(w) && total > done {
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription("training"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("steps"),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionShowDescriptionAtLineEnd(),
-		)
-		_ = p.bar.Set(done)
-	}
-	return p
-}
-
-func (p *progress) update(r trainer.Record) {
-	p.lastRecord = r
-	if p.bar != nil {
-		if r.StepNLL > 0 {
-			p.bar.Describe(fmt.Sprintf("NLL/step %.3f", r.StepNLL))
-		} else {
-			p.bar.Describe(fmt.Sprintf("Ψ %.3f infeas %.1f%%", r.PenCost, 100*r.Infeasible))
-		}
-		_ = p.bar.Set(r.Step)
-		return
-	}
-	if every := max(p.total/10, 1); r.Step-p.lastPrint >= every || r.Step == p.total {
-		p.lastPrint = r.Step
-		if r.StepNLL > 0 {
-			fmt.Fprintf(p.w, "step %d/%d: imitation NLL per step %.4f, label length %.4f, loss %.4g, %.2f tours/s\n",
-				r.Step, p.total, r.StepNLL, r.Length, r.Loss, r.InstPerSec)
-			return
-		}
-		fmt.Fprintf(p.w, "step %d/%d: reward %.4f, pen. cost %.4f, infeasible %.1f%%, loss %.4g, %.2f inst/s\n",
-			r.Step, p.total, r.Reward, r.PenCost, 100*r.Infeasible, r.Loss, r.InstPerSec)
-	}
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		_ = p.bar.Exit()
-		fmt.Fprintln(p.w)
-	}
-}
-
-// adoptInitSizes gives the run the --init-from model's sizes where no size flag
-// names one, so a warm start need not repeat them (an explicit flag that
-// disagrees still fails, in trainer.New).
-func adoptInitSizes(c *cli.Context, m *features.Config, initFrom string) error {
-	sz, err := trainer.InitSizes(initFrom)
-	if err != nil {
-		return fmt.Errorf("--init-from: %w", err)
-	}
-	if !c.IsSet("layers") {
-		m.Layers = sz.Layers
-	}
-	if !c.IsSet("d-model") {
-		m.DModel = sz.DModel
-	}
-	if !c.IsSet("heads") {
-		m.Heads = sz.Heads
-	}
-	if !c.IsSet("ffn") {
-		m.FFN = sz.FFN
-	}
-	if !c.IsSet("rie") {
-		m.RIE = sz.RIE
-	}
-	reld, cand := m.ReLD, m.Cand
-	if !c.IsSet("decoder") {
-		reld = sz.ReLD
-	}
-	if !c.IsSet("cand") {
-		cand = sz.Cand
-	}
-	*m = m.WithDecoder(reld, cand)
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -266,6 +267,26 @@ func Distinct(outFlag, out string, inputs ...Input) error {
 			}
 			return fmt.Errorf("--%s %s is %s: writing it would destroy the input; choose another output path", outFlag, out, what)
 		}
+	}
+	return nil
+}
+
+// CheckOutputs checks a command's outputs (Flag names each; empty paths are
+// skipped) before it runs: each passes CheckDest, and names none of the
+// inputs nor an output before it (Distinct).
+func CheckOutputs(inputs, outputs []Input) error {
+	taken := slices.Clone(inputs)
+	for _, o := range outputs {
+		if o.Path == "" {
+			continue
+		}
+		if err := CheckDest(o.Path); err != nil {
+			return fmt.Errorf("flag --%s: %w", o.Flag, err)
+		}
+		if err := Distinct(o.Flag, o.Path, taken...); err != nil {
+			return err
+		}
+		taken = append(taken, o)
 	}
 	return nil
 }

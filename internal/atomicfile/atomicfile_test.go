@@ -306,3 +306,24 @@ func TestTempPID(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckOutputs(t *testing.T) {
+	dir := t.TempDir()
+	in, out, refs := filepath.Join(dir, "in"), filepath.Join(dir, "out"), filepath.Join(dir, "refs")
+	ins := []Input{{Flag: "in", Path: in}, {Flag: "reference", Path: ""}}
+	if err := CheckOutputs(ins, []Input{{Flag: "out", Path: out}, {Flag: "references", Path: ""}}); err != nil {
+		t.Fatalf("distinct outputs: %v", err)
+	}
+	err := CheckOutputs(ins, []Input{{Flag: "out", Path: in}})
+	if err == nil || !strings.HasPrefix(err.Error(), "--out "+in+" is the --in file") {
+		t.Fatalf("output over an input: %v", err)
+	}
+	err = CheckOutputs(ins, []Input{{Flag: "out", Path: refs}, {Flag: "references", Path: refs}})
+	if err == nil || !strings.HasPrefix(err.Error(), "--references "+refs+" is the --out file") {
+		t.Fatalf("two outputs alike: %v", err)
+	}
+	err = CheckOutputs(nil, []Input{{Flag: "out", Path: dir}})
+	if err == nil || !strings.HasPrefix(err.Error(), "flag --out: ") {
+		t.Fatalf("a folder as output: %v", err)
+	}
+}

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"reflect"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 )
@@ -83,6 +85,15 @@ func Exit(stderr io.Writer, name string, err error, code int) {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	}
 	os.Exit(code)
+}
+
+// Main runs a command's run with os.Args (the program name first) under a
+// context that SIGINT or SIGTERM cancels, then exits as Exit does.
+func Main(name string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	Exit(os.Stderr, name, err, ExitCode(err))
 }
 
 // Prepare makes app's flag-parsing errors usage errors, keeps the library

@@ -1,4 +1,4 @@
-package main
+package trainer
 
 import (
 	"bufio"
@@ -10,14 +10,12 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/lmask/lmask/trainer"
 )
 
-// nvidiaSMIBusy returns a trainer.BusyProbe that samples the first GPU's
+// NvidiaSMIBusy returns a BusyProbe that samples the first GPU's
 // utilization.gpu with nvidia-smi (found on PATH as smi) every intervalMS
 // milliseconds and averages the samples, or nil when smi is not on PATH.
-func nvidiaSMIBusy(smi string, intervalMS int) trainer.BusyProbe {
+func NvidiaSMIBusy(smi string, intervalMS int) BusyProbe {
 	path, err := exec.LookPath(smi)
 	if err != nil {
 		return nil

@@ -1,4 +1,4 @@
-package main
+package trainer
 
 import (
 	"os"
@@ -38,7 +38,7 @@ func waitFor(t *testing.T, path string) {
 // nvidia-smi, no probe.
 func TestNvidiaSMIBusy(t *testing.T) {
 	smi, args, done := fakeSMI(t, `10\n[N/A]\n35\n45\n`)
-	probe := nvidiaSMIBusy(smi, 200)
+	probe := NvidiaSMIBusy(smi, 200)
 	if probe == nil {
 		t.Fatal("no probe for an executable nvidia-smi")
 	}
@@ -60,7 +60,7 @@ func TestNvidiaSMIBusy(t *testing.T) {
 	}
 
 	smi, _, done = fakeSMI(t, `[N/A]\n`)
-	stop, err = nvidiaSMIBusy(smi, 200)()
+	stop, err = NvidiaSMIBusy(smi, 200)()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestNvidiaSMIBusy(t *testing.T) {
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	stop, err = nvidiaSMIBusy(wrapper, 200)()
+	stop, err = NvidiaSMIBusy(wrapper, 200)()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestNvidiaSMIBusy(t *testing.T) {
 	if share, err := stop(); err != nil || share != 0.5 {
 		t.Errorf("wrapper: share %v, err %v; want 0.5", share, err)
 	}
-	if nvidiaSMIBusy(filepath.Join(t.TempDir(), "nvidia-smi"), 200) != nil {
+	if NvidiaSMIBusy(filepath.Join(t.TempDir(), "nvidia-smi"), 200) != nil {
 		t.Error("a probe for a missing nvidia-smi")
 	}
 }

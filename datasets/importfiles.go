@@ -1,0 +1,82 @@
+package datasets
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/lmask/lmask/internal/atomicfile"
+)
+
+// ReferencePath returns where the benchmark's reference values go: ref
+// (the --references flag) or, when empty and there are references, out with
+// .refs.parquet for .parquet; "" for none. Since the default name is known
+// only once the benchmark is read, it is checked here as the command checks
+// its flags: a regular file or a new one, and neither out nor in.
+func (bm *Benchmark) ReferencePath(ref, in, out string) (string, error) {
+	if ref == "" && len(bm.References) > 0 {
+		ref = strings.TrimSuffix(out, ".parquet") + ".refs.parquet"
+	}
+	if ref == "" {
+		return "", nil
+	}
+	if err := atomicfile.CheckDest(ref); err != nil {
+		return "", fmt.Errorf("--references: %w", err)
+	}
+	if err := atomicfile.Distinct("references", ref, atomicfile.Input{Flag: "out", Path: out}, atomicfile.Input{Flag: "in", Path: in}); err != nil {
+		return "", err
+	}
+	return ref, nil
+}
+
+// MDSCount counts the instances whose coordinates come from classical MDS.
+func (bm *Benchmark) MDSCount() int {
+	n := 0
+	for _, s := range bm.CoordSource {
+		if s == "mds" {
+			n++
+		}
+	}
+	return n
+}
+
+// WriteReferences writes the reference values to refPath, naming out (the
+// instances file just written) as their instances; on failure it removes
+// out, so an import leaves both files or neither.
+func (bm *Benchmark) WriteReferences(refPath, out string) error {
+	bm.RefMeta.Instances = out
+	if err := WriteSolutions(refPath, bm.RefMeta, bm.References, WriterOptions{}); err != nil {
+		os.Remove(out)
+		return err
+	}
+	return nil
+}
+
+// NPZReferenceImport summarises ImportNPZReferenceFile: the rows written, their
+// source, and the tours among them and those violating a constraint.
+type NPZReferenceImport struct {
+	Rows, Tours, Violating int
+	Source                 string
+}
+
+// ImportNPZReferenceFile converts a reference .npz (solutions, costs) of
+// the instances file instPath into the solutions file out.
+func ImportNPZReferenceFile(in, instPath, out string) (NPZReferenceImport, error) {
+	d, err := ReadInstances(instPath)
+	if err != nil {
+		return NPZReferenceImport{}, err
+	}
+	sols, meta, err := ImportNPZReferences(in, d.Instances)
+	if err != nil {
+		return NPZReferenceImport{}, err
+	}
+	meta.Instances = instPath
+	tours, viol, err := CountViolating(sols, in, instPath)
+	if err != nil {
+		return NPZReferenceImport{}, err
+	}
+	if err := WriteSolutions(out, meta, sols, WriterOptions{}); err != nil {
+		return NPZReferenceImport{}, err
+	}
+	return NPZReferenceImport{Rows: len(sols), Tours: tours, Violating: viol, Source: meta.Source}, nil
+}

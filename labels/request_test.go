@@ -1,0 +1,115 @@
+package labels
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
+)
+
+func request(set ...string) Request {
+	return Request{Problem: "tsptw", Hardness: "Medium", Keep: "all", Size: 20, Chunk: 10, Count: 30, Budget: 7,
+		IsSet: func(f string) bool {
+			for _, s := range set {
+				if s == f {
+					return true
+				}
+			}
+			return false
+		},
+		ParseShard: func(v string) (Shard, error) {
+			if v != "1/3" {
+				return Shard{}, errors.New("bad shard")
+			}
+			return Shard{Index: 1, Count: 3}, nil
+		}}
+}
+
+func TestResolve(t *testing.T) {
+	r, err := request().Resolve(nil)
+	want, _ := lazymask.PaperBudget(lazymask.TSPTW, 20, "medium")
+	if err != nil || r.Problem != lazymask.TSPTW || r.Size != 20 || r.Hardness != "medium" || r.Keep != "" || r.Budget != want {
+		t.Fatalf("defaults: %+v, %v (paper budget %d)", r, err, want)
+	}
+	if r, err := request("budget").Resolve(nil); err != nil || r.Budget != 7 {
+		t.Fatalf("--budget 7: %+v, %v", r, err)
+	}
+	q := request()
+	q.Shard, q.Model, q.Keep = "1/3", "m", "failed"
+	if r, err := q.Resolve(nil); err != nil || r.Shard != (Shard{1, 3}) || r.Keep != datasets.KeepFailed {
+		t.Fatalf("shard and keep: %+v, %v", r, err)
+	}
+	for name, edit := range map[string]func(*Request){
+		"label: flag --problem":              func(r *Request) { r.Problem = "cvrp" },
+		"label: flag --size: 2, want ≥ 3":    func(r *Request) { r.Size = 2 },
+		"label: flag --hardness":             func(r *Request) { r.Hardness = "brutal" },
+		"label: flag --shard: bad shard":     func(r *Request) { r.Shard = "9" },
+		"label: --shard grows a set":         func(r *Request) { r.Shard, r.Relabel, r.Model = "1/3", true, "m" },
+		"label: flag --chunk: 0, want ≥ 1":   func(r *Request) { r.Chunk = 0 },
+		"label: flag --count: 0, want ≥ 1":   func(r *Request) { r.Count = 0 },
+		"label: --relabel needs --model":     func(r *Request) { r.Relabel = true },
+		"label: --keep failed needs --model": func(r *Request) { r.Keep = "failed" },
+		`label: flag --keep: "some"`:         func(r *Request) { r.Keep = "some" },
+		"label: --prefixes needs --model":    func(r *Request) { r.Prefixes, r.Model, r.Relabel = true, "m", true },
+	} {
+		q := request()
+		edit(&q)
+		if _, err := q.Resolve(nil); err == nil || !strings.HasPrefix(err.Error(), name) {
+			t.Errorf("%s: got %v", name, err)
+		}
+	}
+	files := &datasets.InstanceFiles{Problem: lazymask.TSPDL, Instances: []*lazymask.Instance{{N: 10}, {N: 30}}}
+	q = request()
+	q.Problem = ""
+	if r, err := q.Resolve(files); err != nil || r.Problem != lazymask.TSPDL || r.Size != 30 || r.Hardness != "" {
+		t.Fatalf("files: %+v, %v", r, err)
+	}
+	for flag, want := range map[string]string{
+		"problem":  "label: flag --problem tsptw: the --instances files hold tspdl",
+		"size":     "label: flag --size 20: the --instances files hold sizes [10 30]",
+		"hardness": "label: flag --hardness: the --instances files are not generated (drop the flag)",
+	} {
+		if _, err := request(flag).Resolve(files); err == nil || err.Error() != want {
+			t.Errorf("--%s with files: got %v, want %s", flag, err, want)
+		}
+	}
+}
+
+func TestPending(t *testing.T) {
+	dir := t.TempDir()
+	for _, i := range []int{0, 3} { // chunks 0 and 3 written
+		inst, sol := datasets.LabelChunkPaths(dir, i)
+		for _, p := range []string{inst, sol} {
+			if err := os.WriteFile(p, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		count   int
+		shard   Shard
+		relabel bool
+		want    int
+	}{
+		{45, Shard{}, false, 30},                   // chunks 1, 2, 4 of 0..4
+		{45, Shard{Index: 1, Count: 2}, false, 10}, // chunk 1 (3 is written)
+		{45, Shard{}, true, 20},                    // the two written chunks
+		{10, Shard{}, false, 0},
+	} {
+		got, err := Pending(dir, 10, c.count, nil, c.shard, c.relabel)
+		if err != nil || got != c.want {
+			t.Errorf("count %d shard %v relabel %v: %d, %v; want %d", c.count, c.shard, c.relabel, got, err, c.want)
+		}
+	}
+	files := &datasets.InstanceFiles{Instances: make([]*lazymask.Instance, 25)}
+	// 25 instances: chunks 0..2, of which 1 and 2 are missing.
+	if got, err := Pending(dir, 10, 0, files, Shard{}, false); err != nil || got != 20 {
+		t.Errorf("files: %d, %v; want 20", got, err)
+	}
+	if _, err := Pending(dir+"/missing", 10, 5, nil, Shard{}, false); err == nil {
+		t.Error("missing folder accepted")
+	}
+}

@@ -1,0 +1,132 @@
+package trainer
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/models/features"
+)
+
+// CheckConfig validates a configuration before anything is written:
+// Config.Validate, then problem, size and hardness through the
+// instance generator every training step uses (Validate does not know the
+// hardness levels).
+func CheckConfig(cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if len(cfg.TrainData) > 0 {
+		return nil // no generator
+	}
+	gc := datasets.GenConfig{Problem: cfg.ProblemKind(), N: cfg.Size, Hardness: cfg.Hardness, Seed: cfg.Seed}
+	if _, err := datasets.NewGenerator(gc); err != nil {
+		return fmt.Errorf("--hardness %q: %w", cfg.Hardness, err)
+	}
+	return nil
+}
+
+// ParseInts parses a comma-separated list of integers (--milestones).
+func ParseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// DecoderOptions sets the --decoder and --cand choices on m.
+func DecoderOptions(m features.Config, decoder, cand string) (features.Config, error) {
+	if decoder != "pomo" && decoder != "reld" {
+		return m, fmt.Errorf("--decoder %q: want pomo or reld", decoder)
+	}
+	if cand == "none" {
+		cand = features.CandNone
+	}
+	m = m.WithDecoder(decoder == "reld", cand)
+	if err := m.Validate(); err != nil {
+		return m, fmt.Errorf("--cand: %w", err)
+	}
+	return m, nil
+}
+
+// LoadValidation reads the validation set (and its references) once, for
+// Options.Val, so that a missing, unreadable or mismatched file
+// (problem, size) stops the run with the flag named before its directory
+// is made; nil when the run has no validation set.
+func LoadValidation(cfg Config, valRef string) (*ValSet, error) {
+	if cfg.ValFile == "" {
+		return nil, nil
+	}
+	vs, err := LoadValSet(cfg.ValFile, "", cfg.ValLimit, cfg.ProblemKind(), cfg.ValSizes()...)
+	if err != nil {
+		return nil, fmt.Errorf("--val: %w", err) // the error names the file
+	}
+	if valRef != "" {
+		if err := vs.LoadRefs(valRef); err != nil {
+			return nil, fmt.Errorf("--val-ref: %w", err)
+		}
+	}
+	return vs, nil
+}
+
+// AdoptInitSizes gives the run the --init-from model's sizes where no size flag
+// names one (isSet reports whether a flag, by name, was given), so a warm start
+// need not repeat them (an explicit flag that disagrees still fails, in New).
+func AdoptInitSizes(m *features.Config, initFrom string, isSet func(flag string) bool) error {
+	sz, err := InitSizes(initFrom)
+	if err != nil {
+		return fmt.Errorf("--init-from: %w", err)
+	}
+	if !isSet("layers") {
+		m.Layers = sz.Layers
+	}
+	if !isSet("d-model") {
+		m.DModel = sz.DModel
+	}
+	if !isSet("heads") {
+		m.Heads = sz.Heads
+	}
+	if !isSet("ffn") {
+		m.FFN = sz.FFN
+	}
+	if !isSet("rie") {
+		m.RIE = sz.RIE
+	}
+	reld, cand := m.ReLD, m.Cand
+	if !isSet("decoder") {
+		reld = sz.ReLD
+	}
+	if !isSet("cand") {
+		cand = sz.Cand
+	}
+	*m = m.WithDecoder(reld, cand)
+	return nil
+}
+
+// AbsLabelSets makes each of the comma-separated label set folders of
+// --imitate absolute, so a resumed run finds them from any folder.
+func AbsLabelSets(v string) (string, error) {
+	var dirs []string
+	for _, d := range strings.Split(v, ",") {
+		if d == "" {
+			return "", fmt.Errorf("--imitate %q: an empty label set name", v)
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", fmt.Errorf("--imitate: label set %q: %w", d, err)
+		}
+		dirs = append(dirs, abs)
+	}
+	return strings.Join(dirs, ","), nil
+}

@@ -1,0 +1,59 @@
+package trainer
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ReadStages reads the metrics of training stages (run directories or
+// metrics.jsonl files) in order, for JoinStages; a stage without records is
+// an error naming it.
+func ReadStages(dirs []string) ([][]Record, error) {
+	var stages [][]Record
+	for _, dir := range dirs {
+		recs, err := ReadMetrics(dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) == 0 {
+			return nil, fmt.Errorf("curve: %s holds no metrics records", dir)
+		}
+		stages = append(stages, recs)
+	}
+	return stages, nil
+}
+
+// GroupSpecError is a malformed --group value of the compare command (a
+// usage error, unlike a run that cannot be read).
+type GroupSpecError struct{ Msg string }
+
+func (e *GroupSpecError) Error() string { return e.Msg }
+
+// ReadCompareGroups parses the compare command's groups, each
+// TITLE:LABEL=RUNDIR;LABEL=RUNDIR;... (semicolons: the flag splits its values at commas), and reads their runs' metrics; it
+// returns the groups and every run directory named, in order.
+func ReadCompareGroups(specs []string, toursPerStep int) ([]CompareGroup, []string, error) {
+	var groups []CompareGroup
+	var dirs []string
+	for _, spec := range specs {
+		title, runs, ok := strings.Cut(spec, ":")
+		if !ok || runs == "" {
+			return nil, nil, &GroupSpecError{fmt.Sprintf("--group %q: want TITLE:LABEL=RUNDIR;LABEL=RUNDIR;...", spec)}
+		}
+		g := CompareGroup{Title: title, ToursPerStep: toursPerStep}
+		for _, run := range strings.Split(runs, ";") {
+			label, dir, ok := strings.Cut(run, "=")
+			if !ok {
+				return nil, nil, &GroupSpecError{fmt.Sprintf("--group %q: run %q is not LABEL=RUNDIR", spec, run)}
+			}
+			recs, err := ReadMetrics(dir)
+			if err != nil {
+				return nil, nil, err
+			}
+			g.Runs = append(g.Runs, CompareRun{Name: label, Recs: recs})
+			dirs = append(dirs, dir)
+		}
+		groups = append(groups, g)
+	}
+	return groups, dirs, nil
+}
