@@ -379,11 +379,12 @@ var restarts = true
 
 // restart puts a new local optimum in the state, away from the basin the
 // kicks stalled in, and reports whether it is feasible. The first restart
-// descends from the urgency order (OrderTour) when that is feasible and
-// not one of the starts; the others, and the first where the urgency order
-// is infeasible (its repair costs more than it brings on the paper's
-// sets), rebuild the best tour with r+1 ruin and recreate kicks in a row
-// at the r-th restart, so each goes further from the best.
+// descends from the urgency order (OrderTour), repaired where it is
+// infeasible, when it is not one of the starts (Dumas n150w40.003: only
+// that repair's basin holds the optimum); the others, and the first where
+// that repair ends infeasible, rebuild the best tour with r+1 ruin and
+// recreate kicks in a row at the r-th restart, so each goes further from
+// the best.
 func (se *search) restart(starts [][]int, best []int) bool {
 	st := se.st
 	se.res.Restarts++
@@ -392,9 +393,9 @@ func (se *search) restart(starts [][]int, best []int) bool {
 		order := OrderTour(st.inst)
 		if !slices.ContainsFunc(starts, func(t []int) bool { return slices.Equal(t, order) }) {
 			st.set(order)
-			if st.excess == 0 {
-				se.lastPos = 0
-				se.descend()
+			se.lastPos = 0
+			se.descend()
+			if st.excess == 0 || se.res.Stop != LocalOptimum {
 				return st.excess == 0
 			}
 		}
