@@ -67,7 +67,10 @@
 // start from the last kick's local optimum while it stays within 1.5% of
 // the best). Where few bridges fit a TSPTW tour, kicks ruin and recreate
 // instead: a few related customers are removed and reinserted where they
-// cost least among the feasible places.
+// cost least among the feasible places. A TSPTW search whose kicks made no
+// gain for 100 kicks restarts: from the urgency order, repaired where it is
+// infeasible (once), otherwise from the best tour ruined by several kicks,
+// and kicks on from that local optimum, the best tour kept apart.
 //
 // Local optima that lose to the best tour are not simply dropped: each is
 // merged with it (Options.NoMerge turns this off). Wherever the two tours

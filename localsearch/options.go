@@ -216,6 +216,9 @@ type Result struct {
 	// Merged counts merges of local optima (of the starts' descents and of
 	// the kicks') that improved the best tour.
 	Merged int
+	// Restarts counts the TSPTW kick phase's restarts away from a best
+	// tour that stalled (search.restart).
+	Restarts int
 	// Stop says why the search ended.
 	Stop StopReason
 	// Elapsed is the wall time of the call.

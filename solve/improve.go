@@ -114,12 +114,14 @@ type Stats struct {
 	// Searched counts the jobs with a start; Starts the starting tours
 	// descended from; Kicks the perturbations tried; KicksAccepted and
 	// Merged those kicks and merges of local optima that improved the best
-	// tour; Moves the applied moves.
+	// tour; Restarts the restarts of stalled TSPTW kicks; Moves the applied
+	// moves.
 	Searched      int `json:"searched"`
 	Starts        int `json:"starts"`
 	Kicks         int `json:"kicks"`
 	KicksAccepted int `json:"kicks_accepted"`
 	Merged        int `json:"merged"`
+	Restarts      int `json:"restarts"`
 	Moves         int `json:"moves"`
 	// Repaired counts infeasible best starts that became feasible;
 	// Changed the results that differ from their best start; Improved
@@ -138,6 +140,7 @@ func (s *Stats) Add(o Stats) {
 	s.Kicks += o.Kicks
 	s.KicksAccepted += o.KicksAccepted
 	s.Merged += o.Merged
+	s.Restarts += o.Restarts
 	s.Moves += o.Moves
 	s.Repaired += o.Repaired
 	s.Changed += o.Changed
@@ -154,6 +157,7 @@ func (s *Stats) count(r *Result) {
 	s.Kicks += r.Search.Kicks
 	s.KicksAccepted += r.Search.KicksAccepted
 	s.Merged += r.Search.Merged
+	s.Restarts += r.Search.Restarts
 	s.Moves += r.Search.Moves
 	s.Elapsed += r.Search.Elapsed
 	if r.Search.Repaired {
