@@ -225,15 +225,12 @@ func labelSetNames(imitate string) string {
 
 // decoderText names a model's decoder for its card.
 func decoderText(mc features.Config) string {
-	s := "the paper's (POMO) decoder, model format 1"
+	s := "the paper's (POMO) decoder"
 	if mc.ReLD {
 		s = "ReLD (glimpse residual and FFN)"
 	}
 	if mc.Cand != features.CandNone {
 		s += fmt.Sprintf(", %d per-candidate features entering as %s", mc.CandWidth(), mc.Cand)
 	}
-	if mc.Format != features.FormatPOMO {
-		s += fmt.Sprintf(", model format %d", mc.Format)
-	}
-	return s
+	return s + fmt.Sprintf(", model format %d", mc.Format)
 }

@@ -504,7 +504,11 @@ func TestTrain_InitFromFormat1IntoFormat2(t *testing.T) {
 	}
 	reld := tinyConfig(t, 2)
 	reld.Model = reld.Model.WithDecoder(true, features.CandBoth)
-	trainRun(t, reld, Options{Dir: t.TempDir(), InitFrom: dirB})
+	r := trainRun(t, reld, Options{Dir: t.TempDir(), InitFrom: dirB})
+	card := string(ModelCard(State{Config: r.Config()}))
+	if want := "ReLD (glimpse residual and FFN), 5 per-candidate features entering as both, model format 2"; !strings.Contains(card, want) {
+		t.Errorf("model card lacks %q:\n%s", want, card)
+	}
 	back := tinyConfig(t, 2)
 	if _, err := New(back, Options{Dir: t.TempDir(), InitFrom: dirB}); err == nil || !strings.Contains(err.Error(), "would drop") {
 		t.Fatalf("format 2 into format 1: err %v, want a refusal", err)

@@ -2,6 +2,7 @@ package features
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/lmask/lmask/lazymask"
@@ -59,5 +60,31 @@ func TestCandFeaturesNoAllocs(t *testing.T) {
 	mask := []bool{false, true, true}
 	if a := testing.AllocsPerRun(100, func() { CandFeaturesInto(dst, in, 3, 0, 0, mask) }); a != 0 {
 		t.Fatalf("%v allocations per row", a)
+	}
+}
+
+// TestFormat2Metadata: a format-2 config survives its metadata; a missing
+// decoder key, an unknown entry or a wrong feature count is refused.
+func TestFormat2Metadata(t *testing.T) {
+	c := Config{Format: FormatPOMO, Problem: "tspdl", DModel: 16, Heads: 2, Layers: 1, FFN: 8, RIE: true}.WithDecoder(true, CandKeys)
+	got, err := ConfigFromMetadata(c.Metadata())
+	if err != nil || got != c {
+		t.Fatalf("round trip: %+v, %v; want %+v", got, err, c)
+	}
+	for key, val := range map[string]string{MetaCand: "", MetaReLD: "", MetaCandFeatures: "5"} {
+		m := c.Metadata()
+		if val == "" {
+			delete(m, key)
+		} else {
+			m[key] = val
+		}
+		if _, err := ConfigFromMetadata(m); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%s = %q: err %v, want one naming the key", key, val, err)
+		}
+	}
+	m := c.Metadata()
+	m[MetaCand] = "query"
+	if _, err := ConfigFromMetadata(m); err == nil || !strings.Contains(err.Error(), `"query"`) {
+		t.Errorf("unknown entry: err %v", err)
 	}
 }

@@ -94,7 +94,7 @@ func (c Config) Validate() error {
 		switch c.Cand {
 		case CandNone, CandBias, CandKeys, CandBoth:
 		default:
-			return fmt.Errorf("config: cand %q is not one of none, bias, keys, both", c.Cand)
+			return fmt.Errorf("config: cand %q is not one of %q (none), bias, keys, both", c.Cand, CandNone)
 		}
 	default:
 		return fmt.Errorf("model format %d is not supported (this build reads formats %d and %d)", c.Format, FormatPOMO, FormatVersion)

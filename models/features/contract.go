@@ -139,7 +139,11 @@ func ConfigFromMetadata(m map[string]string) (Config, error) {
 		if c.ReLD, err = strconv.ParseBool(m[MetaReLD]); err != nil {
 			return c, fmt.Errorf("model metadata %q = %q: expected true or false", MetaReLD, m[MetaReLD])
 		}
-		c.Cand = m[MetaCand]
+		cand, ok := m[MetaCand]
+		if !ok {
+			return c, fmt.Errorf("model metadata lacks %q (a format-%d model names its candidate-feature entry)", MetaCand, c.Format)
+		}
+		c.Cand = cand
 		if c.Cand == "none" {
 			c.Cand = CandNone
 		}
