@@ -352,6 +352,7 @@ func (se *search) run(starts [][]int) []int {
 		switch {
 		case bestKey.better(before):
 			se.res.KicksAccepted++
+			se.res.LastAccepted = se.res.Kicks
 			copy(cur, best)
 			curCost, stall = bestKey.cost, 0
 		case st.tsptw && st.excess == 0 && st.cost < curCost-costEps:

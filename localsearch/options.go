@@ -213,6 +213,10 @@ type Result struct {
 	// the best tour improved (by the kick's local optimum or by its merge
 	// with the best tour).
 	Kicks, KicksAccepted int
+	// LastAccepted is the value of Kicks at the last kick that improved
+	// the best tour (0: none did), so that a caller can tell a search
+	// still improving when its time ran out from one that had stalled.
+	LastAccepted int
 	// Merged counts merges of local optima (of the starts' descents and of
 	// the kicks') that improved the best tour.
 	Merged int

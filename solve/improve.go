@@ -107,6 +107,9 @@ type Result struct {
 	Improved bool
 	// Changed: the search's tour differs from its best start.
 	Changed bool
+	// Resumed is the time limit of the job's second search under a
+	// Deadline (needsMore), zero when it had none.
+	Resumed time.Duration
 }
 
 // Stats sum what the searches of one call did.
@@ -199,19 +202,25 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 	out := make([]Result, len(jobs))
 	errs := make([]error, len(jobs))
 	workers := Workers(opt.Workers)
-	var pending atomic.Int64
-	pending.Store(int64(len(jobs)))
-	ForEach(len(jobs), workers, func(i int) {
-		left := int(pending.Add(-1)) + 1
-		o := opt.Search
-		if !opt.Deadline.IsZero() {
-			o.TimeLimit = ShareOf(opt.Deadline, left, workers, opt.Search.TimeLimit)
+	if opt.Deadline.IsZero() {
+		runPass(jobs, opt, opt.Deadline, workers, out, errs)
+	} else {
+		// Two passes within the deadline: every job gets an equal part of
+		// the first FirstPass of the time, then the time left goes to the
+		// jobs that still need it (needsMore), resumed from their best
+		// tours, so that a stuck instance gets the time the easy ones
+		// did not use.
+		now := time.Now()
+		mid := now.Add(time.Duration(FirstPass * float64(opt.Deadline.Sub(now))))
+		runPass(jobs, opt, mid, workers, out, errs)
+		var more []int
+		for i := range out {
+			if errs[i] == nil && needsMore(&out[i]) {
+				more = append(more, i)
+			}
 		}
-		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency)
-		if errs[i] != nil {
-			errs[i] = &JobError{Job: i, Start: startOf(errs[i]), Err: errs[i]}
-		}
-	})
+		resume(jobs, more, opt, workers, out, errs)
+	}
 	var st Stats
 	for i := range out {
 		if errs[i] != nil {
@@ -220,6 +229,88 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 		st.count(&out[i])
 	}
 	return out, st, nil
+}
+
+// FirstPass is the part of an Options.Deadline's time that Improve shares
+// equally among all jobs before handing the rest to those that need it.
+const FirstPass = 0.5
+
+// runPass searches every job, each with an equal part of the time left
+// before deadline (none when deadline is zero).
+func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Result, errs []error) {
+	var pending atomic.Int64
+	pending.Store(int64(len(jobs)))
+	ForEach(len(jobs), workers, func(i int) {
+		left := int(pending.Add(-1)) + 1
+		o := opt.Search
+		if !deadline.IsZero() {
+			o.TimeLimit = ShareOf(deadline, left, workers, opt.Search.TimeLimit)
+		}
+		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency)
+		if errs[i] != nil {
+			errs[i] = &JobError{Job: i, Start: startOf(errs[i]), Err: errs[i]}
+		}
+	})
+}
+
+// needsMore says whether a first pass's result deserves more time: its
+// search was cut by the time limit (not ended by itself) and either its
+// descents never reached a local optimum (no kick), its tour is still
+// infeasible or a repair, or its last improving kick came in the second
+// half of its kicks.
+func needsMore(r *Result) bool {
+	s := &r.Search
+	if !r.Searched || s.Stop != localsearch.TimeBudget {
+		return false
+	}
+	return s.Kicks == 0 || !r.Final.Feasible || s.Repaired || 2*s.LastAccepted > s.Kicks
+}
+
+// resume searches the jobs of idx again from their best tours, sharing the
+// time left before opt.Deadline equally, and keeps a new tour only where
+// lazymask.Check finds it better; the counters add up over both passes.
+func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs []error) {
+	var pending atomic.Int64
+	pending.Store(int64(len(idx)))
+	ForEach(len(idx), workers, func(k int) {
+		i := idx[k]
+		left := int(pending.Add(-1)) + 1
+		o := opt.Search
+		o.TimeLimit = ShareOf(opt.Deadline, left, workers, opt.Search.TimeLimit)
+		if o.TimeLimit <= time.Millisecond {
+			return
+		}
+		first := &out[i]
+		first.Resumed = o.TimeLimit
+		job := Job{Inst: jobs[i].Inst, Starts: [][]int{first.Search.Tour}, Seed: jobs[i].Seed + 1, Fixed: jobs[i].Fixed}
+		r, err := improveOne(&job, o, false)
+		if err != nil {
+			errs[i] = &JobError{Job: i, Start: -1, Err: err}
+			return
+		}
+		merged := r.Search
+		merged.Starts, merged.StartIndex = first.Search.Starts, first.Search.StartIndex
+		merged.Kicks += first.Search.Kicks
+		merged.KicksAccepted += first.Search.KicksAccepted
+		merged.Merged += first.Search.Merged
+		merged.Restarts += first.Search.Restarts
+		merged.Moves += first.Search.Moves
+		merged.Elapsed += first.Search.Elapsed
+		merged.StartCost, merged.StartViolation, merged.StartFeasible = first.Search.StartCost, first.Search.StartViolation, first.Search.StartFeasible
+		if lazymask.Compare(r.Final, first.Final) >= 0 {
+			// No gain: the first pass's tour stays, with both passes' work.
+			tour, chk, cost, viol, feas, stop := first.Search.Tour, first.Search.Check, first.Search.Cost, first.Search.Violation, first.Search.Feasible, r.Search.Stop
+			merged.Tour, merged.Check, merged.Cost, merged.Violation, merged.Feasible, merged.Stop = tour, chk, cost, viol, feas, stop
+			merged.Repaired = first.Search.Repaired
+			first.Search = merged
+			return
+		}
+		merged.Repaired = first.Search.Repaired || (!merged.StartFeasible && merged.Feasible)
+		first.Search = merged
+		first.Final = r.Final
+		first.Changed = true
+		first.Improved = r.Final.Feasible && lazymask.Compare(r.Final, first.Given) < 0
+	})
 }
 
 // badStart marks a malformed start (its index in Job.Starts).

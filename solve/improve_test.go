@@ -287,3 +287,98 @@ func TestForEach(t *testing.T) {
 	}
 	ForEach(0, 2, func(int) { t.Fatal("called for n = 0") })
 }
+
+// TestNeedsMore: only a search cut by its time limit qualifies for the
+// second pass, and then only when it never kicked, is infeasible or a
+// repair, or last improved in the second half of its kicks.
+func TestNeedsMore(t *testing.T) {
+	feasible := lazymask.Verdict{Feasible: true}
+	res := func(stop localsearch.StopReason, kicks, last int, final lazymask.Verdict, repaired bool) *Result {
+		return &Result{Searched: true, Final: final, Search: localsearch.Result{Stop: stop, Kicks: kicks, LastAccepted: last, Repaired: repaired}}
+	}
+	for _, tc := range []struct {
+		name string
+		r    *Result
+		want bool
+	}{
+		{"not searched", &Result{}, false},
+		{"ended by itself", res(localsearch.LocalOptimum, 0, 0, lazymask.Verdict{}, true), false},
+		{"stalled", res(localsearch.TimeBudget, 100, 40, feasible, false), false},
+		{"never improved by a kick", res(localsearch.TimeBudget, 100, 0, feasible, false), false},
+		{"still improving", res(localsearch.TimeBudget, 100, 51, feasible, false), true},
+		{"descents cut", res(localsearch.TimeBudget, 0, 0, feasible, false), true},
+		{"infeasible", res(localsearch.TimeBudget, 100, 10, lazymask.Verdict{}, false), true},
+		{"a repair", res(localsearch.TimeBudget, 100, 10, feasible, true), true},
+	} {
+		if got := needsMore(tc.r); got != tc.want {
+			t.Errorf("%s: needsMore = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestImproveSecondPass: after a first pass, the second gives time only
+// to the jobs that qualify (needsMore), such as the 61-node ones cut by
+// the time, and not to the others (8-node searches that end by themselves); the second limits fit in the
+// time left for two workers, the call ends by the deadline, and no result
+// gets worse than the first pass's.
+func TestImproveSecondPass(t *testing.T) {
+	small, _, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPTW, N: 8, Hardness: datasets.Hard, Seed: 3}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: "stuck", N: 61, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []Job
+	for i := range 4 {
+		jobs = append(jobs, Job{Inst: small[i], Starts: [][]int{localsearch.OrderTour(small[i])}, Seed: uint64(i)})
+		in, _ := g.Next()
+		jobs = append(jobs, Job{Inst: in, Seed: uint64(10 + i)})
+	}
+	const pass, workers = 150 * time.Millisecond, 2
+	start := time.Now()
+	opt := Options{Search: localsearch.Options{Kicks: UnboundedKicks, FinishRepair: true}, Urgency: true, Deadline: start.Add(4 * pass)}
+	out, errs := make([]Result, len(jobs)), make([]error, len(jobs))
+	runPass(jobs, opt, start.Add(pass), workers, out, errs)
+	first := slices.Clone(out)
+	var more []int
+	for i := range first {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if needsMore(&first[i]) {
+			more = append(more, i)
+		}
+	}
+	if len(more) == 0 || len(more) == len(jobs) {
+		t.Fatalf("%d of %d jobs qualify for a second search: the selection is not exercised", len(more), len(jobs))
+	}
+	left := time.Until(opt.Deadline)
+	resume(jobs, more, opt, workers, out, errs)
+	took := time.Since(start)
+	var extra time.Duration
+	for i, r := range out {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if q := slices.Contains(more, i); q != (r.Resumed > 0) {
+			t.Errorf("job %d: qualifies %v (stop %v, kicks %d, last improving %d, feasible %v) but second limit %v",
+				i, q, first[i].Search.Stop, first[i].Search.Kicks, first[i].Search.LastAccepted, first[i].Final.Feasible, r.Resumed)
+		}
+		if lazymask.Compare(r.Final, first[i].Final) > 0 {
+			t.Errorf("job %d: second pass worsened %+v to %+v", i, first[i].Final, r.Final)
+		}
+		if r.Search.Kicks < first[i].Search.Kicks {
+			t.Errorf("job %d: %d kicks after both passes, %d after the first", i, r.Search.Kicks, first[i].Search.Kicks)
+		}
+		extra += r.Resumed
+	}
+	if extra > workers*left {
+		t.Errorf("second searches sum to %v, more than %d workers × the %v left", extra, workers, left)
+	}
+	if took > 4*pass+100*time.Millisecond {
+		t.Errorf("the two passes took %v under a %v deadline", took, 4*pass)
+	}
+	t.Logf("%d of %d jobs resumed, %v in all; %v", len(more), len(jobs), extra, took)
+}
