@@ -112,6 +112,9 @@ type Result struct {
 	// Resumed is the time limit of the job's second search under a
 	// Deadline (needsMore), zero when it had none.
 	Resumed time.Duration
+	// other is the search of the pass whose tour was not kept, counted in
+	// Stats.
+	other *localsearch.Result
 }
 
 // Stats sum what the searches of one call did.
@@ -158,13 +161,17 @@ func (s *Stats) count(r *Result) {
 		return
 	}
 	s.Searched++
-	s.Starts += r.Search.Starts
-	s.Kicks += r.Search.Kicks
-	s.KicksAccepted += r.Search.KicksAccepted
-	s.Merged += r.Search.Merged
-	s.Restarts += r.Search.Restarts
-	s.Moves += r.Search.Moves
-	s.Elapsed += r.Search.Elapsed
+	for _, w := range []*localsearch.Result{&r.Search, r.other} {
+		if w != nil {
+			s.Starts += w.Starts
+			s.Kicks += w.Kicks
+			s.KicksAccepted += w.KicksAccepted
+			s.Merged += w.Merged
+			s.Restarts += w.Restarts
+			s.Moves += w.Moves
+			s.Elapsed += w.Elapsed
+		}
+	}
 	if r.Search.Repaired {
 		s.Repaired++
 	}
@@ -272,7 +279,7 @@ func needsMore(r *Result) bool {
 
 // resume searches the jobs of idx again from their best tours, sharing the
 // time left before opt.Deadline equally, and keeps a new tour only where
-// lazymask.Check finds it better; the counters add up over both passes.
+// lazymask.Check finds it better; Stats count both passes' work.
 func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs []error) {
 	var pending atomic.Int64
 	pending.Store(int64(len(idx)))
@@ -292,25 +299,16 @@ func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs 
 			errs[i] = &JobError{Job: i, Start: -1, Err: err}
 			return
 		}
-		merged := r.Search
-		merged.Starts, merged.StartIndex = first.Search.Starts, first.Search.StartIndex
-		merged.Kicks += first.Search.Kicks
-		merged.KicksAccepted += first.Search.KicksAccepted
-		merged.Merged += first.Search.Merged
-		merged.Restarts += first.Search.Restarts
-		merged.Moves += first.Search.Moves
-		merged.Elapsed += first.Search.Elapsed
-		merged.StartCost, merged.StartViolation, merged.StartFeasible = first.Search.StartCost, first.Search.StartViolation, first.Search.StartFeasible
 		if lazymask.Compare(r.Final, first.Final) >= 0 {
-			// No gain: the first pass's tour stays, with both passes' work.
-			tour, chk, cost, viol, feas, stop := first.Search.Tour, first.Search.Check, first.Search.Cost, first.Search.Violation, first.Search.Feasible, r.Search.Stop
-			merged.Tour, merged.Check, merged.Cost, merged.Violation, merged.Feasible, merged.Stop = tour, chk, cost, viol, feas, stop
-			merged.Repaired = first.Search.Repaired
-			first.Search = merged
+			first.other = &r.Search // no gain: the first pass's tour stays
 			return
 		}
-		merged.Repaired = first.Search.Repaired || (!merged.StartFeasible && merged.Feasible)
-		first.Search = merged
+		prev := first.Search
+		first.other = &prev
+		first.Search = r.Search
+		first.Search.Starts, first.Search.StartIndex = prev.Starts, prev.StartIndex
+		first.Search.StartCost, first.Search.StartViolation, first.Search.StartFeasible = prev.StartCost, prev.StartViolation, prev.StartFeasible
+		first.Search.Repaired = prev.Repaired || r.Search.Repaired
 		first.Final = r.Final
 		first.Changed = true
 		first.Improved = r.Final.Feasible && lazymask.Compare(r.Final, first.Given) < 0
