@@ -98,7 +98,7 @@ func searched(s datasets.Solution, in *lazymask.Instance, r *solve.Result) datas
 	c := r.Search.Check
 	s.Tour, s.Cost, s.CostOrig = r.Search.Tour, c.Cost, c.Cost*in.Scale
 	s.Feasible, s.Violation, s.ViolatedNodes = c.Feasible, c.TotalViolation, c.ViolatedNodes
-	s.SolveTime += r.Search.Elapsed.Seconds()
+	s.SolveTime += r.Elapsed().Seconds()
 	s.Source += "+ls"
 	return s
 }

@@ -154,7 +154,7 @@ func (opt Options) rescueAll(ctx context.Context, s *engine.Solver, insts []*laz
 			if res[0].Improved {
 				rs.Tour = searchedTour(rs.Tour, &res[0])
 				rs.source += "+ls"
-				rs.search = res[0].Search.Elapsed
+				rs.search = res[0].Elapsed()
 			}
 		}
 		out[i] = rs

@@ -330,7 +330,7 @@ func writeInstance(w *datasets.SolutionWriter, in *lazymask.Instance, idx int64,
 		}
 	}
 	if r != nil {
-		row := solutionRow(in, idx, searchedTour(s.Best, r), SourceImproved, seconds+r.Search.Elapsed.Seconds())
+		row := solutionRow(in, idx, searchedTour(s.Best, r), SourceImproved, seconds+r.Elapsed().Seconds())
 		if err := w.Write(&row); err != nil {
 			return err
 		}

@@ -117,6 +117,14 @@ type Result struct {
 	other *localsearch.Result
 }
 
+// Elapsed is the wall time of the job's searches, both passes included.
+func (r *Result) Elapsed() time.Duration {
+	if r.other != nil {
+		return r.Search.Elapsed + r.other.Elapsed
+	}
+	return r.Search.Elapsed
+}
+
 // Stats sum what the searches of one call did.
 type Stats struct {
 	// Searched counts the jobs with a start; Starts the starting tours

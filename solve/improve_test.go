@@ -378,6 +378,9 @@ func TestImproveSecondPass(t *testing.T) {
 		case r.Resumed > 0 && (r.other == nil || st.Kicks != r.Search.Kicks+r.other.Kicks || (r.Search.Kicks != fk && r.other.Kicks != fk)):
 			t.Errorf("job %d resumed: Stats count %d kicks, the first pass %d: both passes are not counted", i, st.Kicks, fk)
 		}
+		if st.Elapsed != r.Elapsed() || r.Resumed > 0 && r.Elapsed() <= first[i].Search.Elapsed {
+			t.Errorf("job %d: Elapsed %v, Stats %v, first pass %v", i, r.Elapsed(), st.Elapsed, first[i].Search.Elapsed)
+		}
 		extra += r.Resumed
 	}
 	if extra > workers*left {
