@@ -217,9 +217,8 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 // under Options.FinishRepair with no feasible start it holds the limit
 // back until every start has descended to a local optimum. Why: with the
 // limit binding once a repair became feasible, that tour was kept as it
-// stood, far from a local optimum (Ohlmann-Thomas n200w120.001: 43% above
-// the best known under --improve-share 3.5; 0.4% mean and 1.8% worst over
-// the 25 instances once the descents finish).
+// stood, far from a local optimum (docs/experiments.md, "Where the search
+// stalled").
 func (se *search) pastDeadline() bool {
 	if se.timeUp {
 		return true
@@ -370,9 +369,8 @@ func (se *search) run(starts [][]int) []int {
 // start from make a TSPTW search restart (search.restart). Why 100: on the
 // paper's n = 50 sets the time share gives about 50 kicks per instance, so
 // they run as before at equal time, while searches that make hundreds of
-// kicks without a gain get new basins (Dumas n150w40.003: 832 kicks under
-// --preset best, none improving, 3.2% above the optimum). 2n was tried: under
-// load the n = 150 searches did not reach it in their time.
+// kicks without a gain get new basins; 2n restarted too late on large
+// instances (docs/experiments.md, "Restarts of stalled kicks").
 const stallKicks = 100
 
 // restarts enables search.restart (tests turn it off to compare).
@@ -424,11 +422,11 @@ const bridgeProbe = 3
 // double bridges while those fit (at least 30% of the kick's kickMovesTW
 // bridges found feasible, on average, over the kicks so far) and ruin and
 // recreate otherwise, each falling back to the other. Why: bridges win on
-// the paper's distributions, where 50–90% of them fit; on tours pinned by
-// tight windows spread among open ones 5–40% fit, the descents undo two
-// kicks in three, and the search stayed up to 15% above the best known
-// tour however many kicks it made, where ruin and recreate moves
-// customers across the whole tour (docs/experiments.md).
+// the paper's distributions, where most of them fit; on tours pinned by
+// tight windows spread among open ones few fit, the descents undo most
+// kicks and the search stays stuck however many kicks it makes, where
+// ruin and recreate moves customers across the whole tour
+// (docs/experiments.md, "Where the search stalled").
 func (se *search) perturb() bool {
 	if !se.st.tsptw {
 		return se.feasibleKick()

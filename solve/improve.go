@@ -250,8 +250,8 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 
 // FirstPass is the part of an Options.Deadline's time that Improve shares
 // equally among all jobs before handing the rest to those that need it.
-// Why 0.75: with half, TSPDL-50 hard lost 0.02 points of gap (searches
-// that stalled early and would have improved later lost their time).
+// Why 0.75: with half, searches that stall early and would improve later
+// lose their time (docs/experiments.md, "Two passes of the search time").
 const FirstPass = 0.75
 
 // runPass searches every job, each with an equal part of the time left
