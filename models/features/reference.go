@@ -355,7 +355,10 @@ func (p *ReferencePolicy) Scores(b *lazymask.StepBatch, out []float32) error {
 		StepFeaturesInto(p.step[:], b.State[r], p.scales[i], b.Refine[r], b.Budget[r])
 		var cand []float32
 		if k := p.cfg.CandWidth(); k > 0 {
-			p.cand = append(p.cand[:0], make([]float32, n*k)...)
+			if cap(p.cand) < n*k {
+				p.cand = make([]float32, n*k)
+			}
+			p.cand = p.cand[:n*k] // CandFeaturesInto clears it
 			CandFeaturesInto(p.cand, p.insts[i], CandScale(p.insts[i]), b.Current[r], b.State[r], b.Mask[r*n:(r+1)*n])
 			cand = p.cand
 		}
