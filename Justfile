@@ -34,8 +34,16 @@ imitate set labels="10000" steps="3000" rounds="0":
     bash scripts/imitate.sh {{set}} {{labels}} {{steps}} {{rounds}}
 
 # One network for a range of sizes (generated files per size, labels, imitation, optional REINFORCE), under work/mixed
-mixed-sizes problem="tsptw" hardness="medium" sizes="20 30 40 50 60 70 80 90 100 110 120 130 140 150" per="1000" steps="3000" rl="0":
+mixed-sizes problem="tsptw" hardness="medium" sizes="20 40 60 80 100 120 150" per="1000" steps="550" rl="0":
     bash scripts/mixed-sizes.sh {{problem}} {{hardness}} "{{sizes}}" {{per}} {{steps}} {{rl}}
+
+# Networks across sizes (the paper's n = 50 set, generated n = 75, 100, 150, Dumas), the network alone, e.g. ./just eval-sizes medium tsptw50-medium work/mixed/tsptw-medium/imitate/model
+eval-sizes hardness="medium" *models="":
+    bash scripts/eval-sizes.sh {{hardness}} {{models}}
+
+# A network trained on your own distribution (a clustered stress class with service times) against the shipped ones: labels, imitation (resumable), comparison on 1,000 held-out instances.
+own-distribution steps="1500" limit="95m":
+    bash scripts/own-distribution.sh {{steps}} {{limit}}
 
 # Evaluate the shipped models on the paper's test sets (../shared): greedy ×8, the paper's budgets.
 eval-paper limit="10000" *flags="":

@@ -52,7 +52,9 @@ type StressClass struct {
 // 2 = wide windows (Solomon's naming), M = mixed; "stuck" is an RC2-like
 // class with open windows but a quarter of 120 units, where the search
 // used to stay far above the optimum; R1E is R1 with Euclidean travel times
-// and no service (the symmetric matrices the neighbour lists need).
+// and no service (the symmetric matrices the neighbour lists need); CM is
+// a dispatcher's day: clustered stops, mixed narrow and wide windows and
+// service times kept apart from the (Euclidean) travel times.
 var StressClasses = []StressClass{
 	{Name: "R1", Coords: "random", Tight: 1, TightMin: 10, TightMax: 60, Service: 10, Folded: true},
 	{Name: "C1", Coords: "clustered", Tight: 1, TightMin: 10, TightMax: 60, Service: 90, Folded: true},
@@ -63,6 +65,7 @@ var StressClasses = []StressClass{
 	{Name: "RM", Coords: "random", Tight: 0.4, TightMin: 10, TightMax: 60, Wide: 0.3, WideMin: 0.1, WideMax: 0.4, Service: 10, Folded: true},
 	{Name: "stuck", Coords: "mixed", Tight: 0.25, TightMin: 120, TightMax: 120, Service: 10, Folded: true, Horizon: 960, Spread: true},
 	{Name: "R1E", Coords: "random", Tight: 1, TightMin: 10, TightMax: 60},
+	{Name: "CM", Coords: "clustered", Tight: 0.4, TightMin: 10, TightMax: 60, Wide: 0.3, WideMin: 0.1, WideMax: 0.4, Service: 10},
 }
 
 // FindStressClass returns the class of that name (case-insensitive).
