@@ -100,6 +100,18 @@ func (r *ReplayBatch) Tensors() []any {
 	return t
 }
 
+// ReleaseInputs frees the backend memory of graph inputs made for one call
+// (Tensors): a tensor's backend copy is otherwise freed only when the Go
+// collector finalizes it, which a small Go heap may put off for hundreds of
+// training steps while the backend memory grows.
+func ReleaseInputs(in []any) {
+	for _, v := range in {
+		if t, ok := v.(*tensors.Tensor); ok {
+			_ = t.FinalizeAll()
+		}
+	}
+}
+
 // ReplayInputs is the number of ReplayLogLik inputs for a model of config
 // c: six, seven with candidate features.
 func ReplayInputs(c features.Config) int {
@@ -118,7 +130,9 @@ func (m *Model) Replay(r *ReplayBatch) (loglik, entropy []float32, err error) {
 	if r.K != m.cfg.CandWidth() {
 		return nil, nil, fmt.Errorf("replay batch: %d candidate features, the model reads %d", r.K, m.cfg.CandWidth())
 	}
-	out, err := m.callExec(m.replayExec, "replay", r.Tensors()...)
+	in := r.Tensors()
+	out, err := m.callExec(m.replayExec, "replay", in...)
+	ReleaseInputs(in)
 	if err != nil {
 		return nil, nil, err
 	}

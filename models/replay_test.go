@@ -139,3 +139,25 @@ func TestReplayGradient(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseInputs: the inputs a replay made for one call are freed (on
+// the backend too) once the call returns, and what is not a tensor is left
+// alone, so a training loop does not wait on the Go collector for them.
+func TestReleaseInputs(t *testing.T) {
+	r := randomReplay(rand.New(rand.NewPCG(3, 4)), 2, 1, 3, 5)
+	in := append(r.Tensors(), 7)
+	for i, v := range in[:len(in)-1] {
+		if !v.(*tensors.Tensor).Ok() {
+			t.Fatalf("input %d not valid before the release", i)
+		}
+	}
+	ReleaseInputs(in)
+	for i, v := range in[:len(in)-1] {
+		if v.(*tensors.Tensor).Ok() {
+			t.Errorf("input %d still holds its data after ReleaseInputs", i)
+		}
+	}
+	if in[len(in)-1] != 7 {
+		t.Errorf("a non-tensor input changed: %v", in[len(in)-1])
+	}
+}

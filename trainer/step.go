@@ -129,6 +129,7 @@ func (s *stepGraph) run(lr float64, rbs ...*ReplayBatch) (res StepResult, err er
 	start := time.Now()
 	out, err := s.exec.Exec(in...)
 	s.graph += time.Since(start)
+	models.ReleaseInputs(in)
 	if err != nil {
 		return res, fmt.Errorf("train step: %w", err)
 	}
