@@ -34,7 +34,7 @@ imitate set labels="10000" steps="3000" rounds="0":
     bash scripts/imitate.sh {{set}} {{labels}} {{steps}} {{rounds}}
 
 # One network for a range of sizes (generated files per size, labels, imitation, optional REINFORCE), under work/mixed
-mixed-sizes problem="tsptw" hardness="medium" sizes="20 40 60 80 100 120 150" per="1000" steps="550" rl="0":
+mixed-sizes problem="tsptw" hardness="medium" sizes="20 40 60 80 100 120 150" per="1000" steps="1000" rl="0":
     bash scripts/mixed-sizes.sh {{problem}} {{hardness}} "{{sizes}}" {{per}} {{steps}} {{rl}}
 
 # Networks across sizes (the paper's n = 50 set, generated n = 75, 100, 150, Dumas), the network alone, e.g. ./just eval-sizes medium tsptw50-medium work/mixed/tsptw-medium/imitate/model

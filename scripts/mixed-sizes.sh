@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # One network for a range of sizes, from the paper's generator through instance files:
 #   scripts/mixed-sizes.sh [PROBLEM] [HARDNESS] [SIZES] [PER_SIZE] [STEPS] [RL_STEPS]
-# defaults: tsptw medium "20 40 60 80 100 120 150" 1000 550 0. Every stage resumes where it stopped; under work/mixed/P-H:
+# defaults: tsptw medium "20 40 60 80 100 120 150" 1000 1000 0. Every stage resumes where it stopped; under work/mixed/P-H:
 #   1. one instances file per size (lmask-data generate, PER_SIZE instances, seed 7000 + n): train-nN.parquet;
 #   2. one label set over all of them (lmask-data label --instances: the start network's greedy ×2 tours, 4 best
 #      starts + 30 kicks), chunks of 500 that may mix sizes;
-#   3. STEPS imitation steps of 128 label tours, each batch of one size, from the start weights (LMASK_START_MODEL,
+#   3. STEPS imitation steps of 64 label tours, each batch of one size, from the start weights (LMASK_START_MODEL,
 #      default the shipped n = 100 network: nearer the other sizes than the n = 50 one), lr LMASK_LR (default 1e-4)
 #      ×0.1 at 80% and 90% of STEPS, validated on 256 generated n = 100 instances of seed 9001 (not the evaluation's
 #      9100); LMASK_TIME_LIMIT (e.g. 90m) stops a session with a checkpoint, and a rerun resumes it;
-#      LMASK_VAL_EVERY (default 200) steps between validations;
+#      LMASK_VAL_EVERY (default 400) steps between validations;
 #   4. RL_STEPS REINFORCE steps on the same files (--train-data, one size per batch, 5% kept out for validation).
 # Then models/P50-H and models/P100-H name the one network, so that LMASK_MODELS=work/mixed/P-H/models
 # scripts/eval-paper.sh and scripts/eval-n100.sh compare it with the per-size networks on the paper's sets.
-# LMASK_VAL_COUNT (default 256) sets the validation instances. Every size compiles its own training graphs, each holding
-# its own memory (about 2.5 GB at 128 tours of up to 150 nodes): 14 sizes overflowed 24 GiB, 7 fit.
+# LMASK_VAL_COUNT (default 256) sets the validation instances. Every size compiles its own update graph, which holds
+# its own memory (about 2.5 GB at 128 tours of 150 nodes): 7 sizes of 128 tours overflowed 24 GiB, of 64 they fit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 p=${1:-tsptw}; h=${2:-medium}; sizes=${3:-"20 40 60 80 100 120 150"}
-per=${4:-1000}; steps=${5:-550}; rl_steps=${6:-0}
+per=${4:-1000}; steps=${5:-1000}; rl_steps=${6:-0}
 start=${LMASK_START_MODEL:-models/pretrained/${p}100-$h}
 w=work/mixed/$p-$h
 mkdir -p bin "$w" "$w/models"
@@ -38,8 +38,8 @@ limit=(--time-limit "${LMASK_TIME_LIMIT:-0}")
 if [ -f "$run/checkpoint.lmck" ]; then
   bin/lmask-train --out "$run" --resume --steps "$steps" "${limit[@]}"
 else
-  bin/lmask-train --imitate "$w/labels" --init-from "$start" --imitate-batch 128 --steps "$steps" \
-    --milestones $((steps * 8 / 10)),$((steps * 9 / 10)) --lr "${LMASK_LR:-1e-4}" --val "$val" --val-every "${LMASK_VAL_EVERY:-200}" \
+  bin/lmask-train --imitate "$w/labels" --init-from "$start" --imitate-batch 64 --steps "$steps" \
+    --milestones $((steps * 8 / 10)),$((steps * 9 / 10)) --lr "${LMASK_LR:-1e-4}" --val "$val" --val-every "${LMASK_VAL_EVERY:-400}" \
     --checkpoint-every 50 --out "$run" "${limit[@]}"
 fi
 model=$run/model
