@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A network trained on your own distribution against the shipped one, measured (docs/own-data.md):
 #   scripts/own-distribution.sh [STEPS] [TIME_LIMIT]
-# defaults: 1600 steps, 95m. The distribution is the stress class CM at 50 nodes (clustered stops, 40% narrow and
+# defaults: 1500 steps, 95m. The distribution is the stress class CM at 50 nodes (clustered stops, 40% narrow and
 # 30% wide windows, service time 10 apart from the travel times), standing in for a year of a team's routes.
 # Every stage resumes where it stopped; under work/owndist:
 #   1. train.parquet (20,000 instances, seed 50001), val.parquet (256, seed 50003), test.parquet (1,000 held out,
@@ -14,7 +14,7 @@
 # Prints the comparison table and the CPU time of stages 2, 3 and 5 (user + system, from /usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-steps=${1:-1600}; limit=${2:-95m}
+steps=${1:-1500}; limit=${2:-95m}
 w=work/owndist
 mkdir -p bin "$w"
 go build -o bin/ ./cmd/lmask-data ./cmd/lmask-train ./cmd/lmask-infer
