@@ -11,8 +11,9 @@
 #      9100); LMASK_TIME_LIMIT (e.g. 90m) stops a session with a checkpoint, and a rerun resumes it;
 #      LMASK_VAL_EVERY (default 400) steps between validations;
 #   4. RL_STEPS REINFORCE steps on the same files (--train-data, one size per batch, 5% kept out for validation).
-# Then models/P50-H and models/P100-H name the one network, so that LMASK_MODELS=work/mixed/P-H/models
-# scripts/eval-paper.sh and scripts/eval-n100.sh compare it with the per-size networks on the paper's sets.
+# Then models/P50-H and models/P100-H name the one network (its last weights), so that LMASK_MODELS=work/mixed/P-H/models
+# scripts/eval-paper.sh and scripts/eval-n100.sh compare it with the per-size networks on the paper's sets, and
+# scripts/eval-sizes.sh H MODEL... across sizes.
 # LMASK_VAL_COUNT (default 256) sets the validation instances. Every size compiles its own update graph, which holds
 # its own memory (about 2.5 GB at 128 tours of 150 nodes): 7 sizes of 128 tours overflowed 24 GiB, of 64 they fit.
 set -euo pipefail
@@ -42,7 +43,10 @@ else
     --milestones $((steps * 8 / 10)),$((steps * 9 / 10)) --lr "${LMASK_LR:-1e-4}" --val "$val" --val-every "${LMASK_VAL_EVERY:-400}" \
     --checkpoint-every 50 --out "$run" "${limit[@]}"
 fi
-model=$run/model
+# The last weights, not the best-validated ones: validation at one size (n = 100) keeps the start weights, which are
+# best there by construction, and the mixed run trades a little of n = 100 for the other sizes.
+model=$run/last-model
+[ -d "$model" ] || bin/lmask-train export --checkpoint "$run/checkpoint.lmck" --out "$model" >/dev/null
 if [ "$rl_steps" -gt 0 ]; then
   rl=$w/reinforce
   if [ -f "$rl/checkpoint.lmck" ]; then
@@ -51,7 +55,8 @@ if [ "$rl_steps" -gt 0 ]; then
     bin/lmask-train --train-data "$list" --val-split 0.05 --init-from "$run/best.lmck" --entropy 0 --steps "$rl_steps" \
       --val-every 100 --checkpoint-every 50 --out "$rl"
   fi
-  model=$rl/model
+  model=$rl/last-model
+  [ -d "$model" ] || bin/lmask-train export --checkpoint "$rl/checkpoint.lmck" --out "$model" >/dev/null
 fi
 for n in 50 100; do ln -sfn "$(realpath "$model")" "$w/models/${p}$n-$h"; done
 echo "mixed-sizes: network in $model; LMASK_MODELS=$w/models scripts/eval-paper.sh (and eval-n100.sh) compare it"
