@@ -27,7 +27,7 @@ rm -rf "$out/stops.parquet" "$out/solutions.parquet" "$out/check.json" "$out/sch
 label_help=$("$bin/lmask-data" label --help 2>&1 || true) # not a pipe into grep -q: pipefail and SIGPIPE
 if [[ $label_help == *--instances* ]] && [ -x "$bin/lmask-train" ] && [ "$solver" = infer ]; then
   "$bin/lmask-data" label --instances "$out/stops.parquet" --dir "$out/labels" --kicks 5 --workers 1
-  "$bin/lmask-train" --imitate "$out/labels" --init-from "$model" --out "$out/imitate" --steps 2
+  "$bin/lmask-train" --imitate "$out/labels" --init-from "$model" --cand both --out "$out/imitate" --steps 2
   "$bin/lmask-train" export --checkpoint "$out/imitate" --out "$out/model"
   model=$out/model
 else
