@@ -57,5 +57,4 @@ for s in "${sets[@]}"; do
       --out "out/sizes/sol-$name-$k.parquet" --metrics-json "$m" >/dev/null
     row "$name" "$model" "$m"
   done
-  unset refs
 done

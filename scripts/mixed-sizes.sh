@@ -52,7 +52,7 @@ if [ "$rl_steps" -gt 0 ]; then
   if [ -f "$rl/checkpoint.lmck" ]; then
     bin/lmask-train --out "$rl" --resume --steps "$rl_steps"
   else
-    bin/lmask-train --train-data "$list" --val-split 0.05 --init-from "$run/best.lmck" --entropy 0 --steps "$rl_steps" \
+    bin/lmask-train --train-data "$list" --val-split 0.05 --init-from "$run/checkpoint.lmck" --entropy 0 --steps "$rl_steps" \
       --val-every 100 --checkpoint-every 50 --out "$rl"
   fi
   model=$rl/last-model

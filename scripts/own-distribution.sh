@@ -9,9 +9,10 @@
 #   2. labels of train.parquet: the shipped tsptw50-easy network's greedy ×8 tours (R = 200), 4 best starts + 30 kicks;
 #   3. imitation from tsptw50-easy's weights with the per-candidate features (--cand both: service times reach the
 #      network), 128 label tours a step, lr 3e-4 ×0.1 at 80% and 90% of STEPS, validated on val.parquet;
-#   4. see 5 below; then greedy ×8 (R = 200, no rescue) of every shipped TSPTW-50 network, of the last imitation
-#      weights and of the chosen average on test.parquet.
-# Prints the comparison table and the CPU time of stages 2, 3 and 5 (user + system, from /usr/bin/time).
+#   4. the average of the start and the last weights chosen on val.parquet (below);
+#   5. greedy ×8 (R = 200, no rescue) of every shipped TSPTW-50 network, of the last imitation weights and of the
+#      chosen average on test.parquet.
+# Prints the comparison table and the CPU time of stages 2, 3 and 4 (user + system, from /usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=${1:-1500}; limit=${2:-95m}
@@ -33,7 +34,7 @@ else
     --imitate-batch 128 --steps "$steps" --milestones $((steps * 8 / 10)),$((steps * 9 / 10)) --lr 3e-4 \
     --val "$w/val.parquet" --val-budget 200 --val-every 400 --checkpoint-every 50 --out "$run" --time-limit "$limit"
 fi
-# 5. the average (1 − w)·start + w·last for w in 0.5, 0.7, 0.85, 1 (start: tsptw50-easy's weights with the feature
+# 4. the average (1 − w)·start + w·last for w in 0.5, 0.7, 0.85, 1 (start: tsptw50-easy's weights with the feature
 #    layers at zero), the w with the fewest instances infeasible on val.parquet, then the shortest, kept: imitation
 #    shortens the tours but loses some of the start's feasibility, and the average keeps most of both.
 start=$w/start
