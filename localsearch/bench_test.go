@@ -139,3 +139,18 @@ func BenchmarkMergeTSPTW50(b *testing.B) {
 		dst, _ = p.st.merge(&mg, p.a, p.c, dst)
 	}
 }
+
+// BenchmarkTriangleDefect250 measures the O(N³) triangle-defect pass of a
+// 251-node explicit matrix (newState runs it once per search).
+func BenchmarkTriangleDefect250(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 251
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i], y[i] = rng.Float64(), rng.Float64()
+	}
+	m := randMatrix(rng, n, rounded, x, y)
+	for i := 0; i < b.N; i++ {
+		triangleDefect(m, n)
+	}
+}

@@ -161,7 +161,7 @@ func newLateSearch(inst *lazymask.Instance, opt FeasibleOptions) *lateSearch {
 		tour: make([]int, n), dep: make([]float64, n), late: make([]float64, n),
 		pre: make([]float64, n), suf: make([]float64, n+1),
 		deadline: time.Now().Add(opt.TimeLimit),
-		metric:   inst.Dist == nil || (n <= metricCheckMax && triangle(inst.Matrix(), n)),
+		metric:   inst.Dist == nil || triangleDefect(inst.Matrix(), n) == 0,
 		rng:      rand.New(rand.NewPCG(opt.Seed, 0x6c6d61736b666561)),
 	}
 }

@@ -14,14 +14,24 @@ const (
 	euclid    distKind = iota // from coordinates
 	intMatrix                 // symmetric integers, triangle inequality broken
 	asymm                     // asymmetric reals
+	rounded                   // Euclidean rounded to 0.05, as benchmark files store them (triangle broken by rounding)
 )
 
-// randMatrix returns an N×N travel-time matrix of the given kind, or nil.
-func randMatrix(rng *rand.Rand, n int, kind distKind) []float64 {
+// randMatrix returns an N×N travel-time matrix of the given kind for the
+// coordinates x, y, or nil.
+func randMatrix(rng *rand.Rand, n int, kind distKind, x, y []float64) []float64 {
 	if kind == euclid {
 		return nil
 	}
 	m := make([]float64, n*n)
+	if kind == rounded {
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				m[i*n+j] = math.Round(20*math.Hypot(x[i]-x[j], y[i]-y[j])) / 20
+			}
+		}
+		return m
+	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if i == j {
@@ -63,7 +73,7 @@ func randTSPTW(rng *rand.Rand, n int, kind distKind, width float64) (*lazymask.I
 			in.Service[i] = 0.1 * rng.Float64()
 		}
 	}
-	in.Dist = randMatrix(rng, n, kind)
+	in.Dist = randMatrix(rng, n, kind, in.X, in.Y)
 	hidden := perm(rng, n)
 	t := 0.0
 	in.Late[0] = 1e3
@@ -91,7 +101,7 @@ func randTSPDL(rng *rand.Rand, n int, kind distKind, slack float64) (*lazymask.I
 			total += in.Demand[i]
 		}
 	}
-	in.Dist = randMatrix(rng, n, kind)
+	in.Dist = randMatrix(rng, n, kind, in.X, in.Y)
 	hidden := perm(rng, n)
 	load := 0.0
 	in.Draft[0] = total

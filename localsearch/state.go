@@ -60,9 +60,10 @@ type state struct {
 	fwdSeg, revSeg []twSeg
 	staleF, staleR []int
 	suffix         []twSeg
-	// metric: the travel times obey the triangle inequality (always for
-	// coordinates), which insBlocked and swapBlocked rely on for TSPTW.
-	metric bool
+	// defect bounds how far the travel times break the triangle
+	// inequality, d(a, c) − d(a, b) − d(b, c) ≤ defect (0 for coordinates;
+	// +Inf where unknown): insBlocked and swapBlocked allow for it.
+	defect float64
 	nodes  []twSeg // per node, one-node data (tolerance included)
 
 	// TSPDL: load[k] is the load after position k (load[0] = 0);
@@ -111,9 +112,10 @@ func newState(inst *lazymask.Instance) *state {
 		s.revSeg = make([]twSeg, n*n)
 		s.staleF, s.staleR = make([]int, n), make([]int, n)
 		s.suffix = make([]twSeg, n)
-		// The O(n³) test is skipped (the stopping rule left off) for large
-		// explicit matrices.
-		s.metric = inst.Dist == nil || (n <= metricCheckMax && triangle(s.dist, n))
+		s.defect = 0
+		if inst.Dist != nil {
+			s.defect = triangleDefect(s.dist, n)
+		}
 		s.nodes = make([]twSeg, n)
 		s.nodes[0] = depotSeg()
 		for v := 1; v < n; v++ {
@@ -127,23 +129,38 @@ func newState(inst *lazymask.Instance) *state {
 	return s
 }
 
-// metricCheckMax is the largest N whose explicit travel-time matrix is
-// tested for the triangle inequality.
-const metricCheckMax = 128
+// defectCheckMax is the largest N whose explicit travel-time matrix is
+// measured for its triangle defect (an O(N³) pass: about 20 ms at N = 250);
+// larger ones get +Inf, which leaves the stopping rule off.
+const defectCheckMax = 320
 
-// triangle reports whether d[i][k] ≤ d[i][j] + d[j][k] for all i, j, k.
-func triangle(d []float64, n int) bool {
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			dij, row := d[i*n+j], d[j*n:j*n+n]
-			for k, djk := range row {
-				if d[i*n+k] > dij+djk {
-					return false
-				}
+// triangleDefect returns max(0, max over a, b, c of d[a][c] − d[a][b] −
+// d[b][c]): 0 for a metric, the rounding of a matrix of rounded
+// distances, +Inf for N above defectCheckMax.
+func triangleDefect(d []float64, n int) float64 {
+	if n > defectCheckMax {
+		return math.Inf(1)
+	}
+	// Four running maxima let the additions of a row overlap.
+	var w0, w1, w2, w3 float64
+	for a := 0; a < n; a++ {
+		rowA := d[a*n : a*n+n]
+		for b := 0; b < n; b++ {
+			dab, rowB := rowA[b], d[b*n:b*n+n]
+			rowA := rowA[:len(rowB)]
+			c := 0
+			for ; c+4 <= len(rowB); c += 4 {
+				w0 = max(w0, rowA[c]-rowB[c]-dab)
+				w1 = max(w1, rowA[c+1]-rowB[c+1]-dab)
+				w2 = max(w2, rowA[c+2]-rowB[c+2]-dab)
+				w3 = max(w3, rowA[c+3]-rowB[c+3]-dab)
+			}
+			for ; c < len(rowB); c++ {
+				w0 = max(w0, rowA[c]-rowB[c]-dab)
 			}
 		}
 	}
-	return true
+	return max(w0, w1, w2, w3)
 }
 
 // d is the travel time from node i to node j.
@@ -498,10 +515,13 @@ func (s *state) fitsWith(p piece, m, shift float64) bool {
 //     a time warp; before it: the run followed by the nodes j+1..i−1 has.
 //     Every further j inserts nodes between the run and those nodes,
 //     which under the triangle inequality (and non-negative service
-//     times) only delays the later arrivals, so the warp stays. Off for
-//     travel-time matrices that break the inequality. (Coordinates obey
-//     it up to rounding, which at worst skips a move whose feasibility
-//     rests on the last bit.)
+//     times) only delays the later arrivals, so the warp stays. Where the
+//     matrix breaks the inequality by up to defect (rounded distances),
+//     each inserted node can advance them by at most defect, so the test
+//     joins the two parts with the travel time lowered by defect times
+//     the nodes the scan can still insert. (Coordinates obey it up to
+//     rounding, which at worst skips a move whose feasibility rests on the
+//     last bit.)
 //   - TSPDL (demands are non-negative): after the run, the run's nodes
 //     exceed a draft limit under the load of everything placed before
 //     them, which only grows with j; before it, the nodes j+1..i−1 exceed
@@ -509,7 +529,7 @@ func (s *state) fitsWith(p piece, m, shift float64) bool {
 func (s *state) insBlocked(i, k int, rev bool, j int) bool {
 	end := i + k - 1
 	if s.tsptw {
-		if !s.metric {
+		if math.IsInf(s.defect, 1) {
 			return false
 		}
 		run := s.fseg(i, end)
@@ -518,10 +538,10 @@ func (s *state) insBlocked(i, k int, rev bool, j int) bool {
 		}
 		if j > end {
 			mid := s.fseg(end+1, j)
-			return concat(mid, run, s.d(mid.last, run.first)).warp > 0
+			return concat(mid, run, s.shortcut(mid.last, run.first, s.n-1-j)).warp > 0
 		}
 		mid := s.fseg(j+1, i-1)
-		return concat(run, mid, s.d(run.last, mid.first)).warp > 0
+		return concat(run, mid, s.shortcut(run.last, mid.first, j)).warp > 0
 	}
 	if j > end {
 		return !s.loadsFit(piece{i, end, rev}, s.load[i-1]+s.load[j]-s.load[end])
@@ -580,6 +600,15 @@ func (r *runBlocks) before(j int) bool {
 	return r.passedMin < r.limBefore
 }
 
+// shortcut is a lower bound on the travel time from a to b through up to
+// hops more nodes: d(a, b) less hops·defect, and never below 0.
+func (s *state) shortcut(a, b, hops int) float64 {
+	if s.defect == 0 {
+		return s.d(a, b)
+	}
+	return max(s.d(a, b)-float64(hops)*s.defect, 0)
+}
+
 // swapBlocked reports that swapping positions i < j is infeasible because
 // the node at i, moved to j, comes after the nodes i+1..j−1 with a time
 // warp (TSPTW, with the triangle inequality as in insBlocked) or under at
@@ -590,11 +619,11 @@ func (s *state) swapBlocked(i, j int) bool {
 	}
 	x := s.tour[i]
 	if s.tsptw {
-		if !s.metric {
+		if math.IsInf(s.defect, 1) {
 			return false
 		}
 		mid := s.fseg(i+1, j-1)
-		return concat(mid, s.nodes[x], s.d(mid.last, x)).warp > 0
+		return concat(mid, s.nodes[x], s.shortcut(mid.last, x, s.n-1-j)).warp > 0
 	}
 	return s.inst.Draft[x]-s.load[j-1] < -lazymask.Tol
 }

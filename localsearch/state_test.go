@@ -265,13 +265,15 @@ func TestBlockedIsSound(t *testing.T) {
 		return !r.Feasible
 	}
 	hits := map[lazymask.Problem]int{}
-	for it := 0; it < 120; it++ {
+	hitsTW := map[distKind]int{}
+	for it := 0; it < 240; it++ {
 		n := 8 + rng.IntN(18)
 		prob := lazymask.TSPTW
-		in, tour := randTSPTW(rng, n, distKind(it%3), []float64{0.1, 0.5, 2}[it%3])
+		kind := distKind((it / 2) % 4)
+		in, tour := randTSPTW(rng, n, kind, []float64{0.1, 0.5, 2}[it%3])
 		if it%2 == 1 {
 			prob = lazymask.TSPDL
-			in, tour = randTSPDL(rng, n, distKind(it%3), []float64{0.02, 0.1}[it%2])
+			in, tour = randTSPDL(rng, n, kind, []float64{0.02, 0.1}[it%2])
 		}
 		st := newState(in)
 		st.set(tour)
@@ -288,6 +290,9 @@ func TestBlockedIsSound(t *testing.T) {
 								continue
 							}
 							hits[prob]++
+							if prob == lazymask.TSPTW {
+								hitsTW[kind]++
+							}
 							for q := j; q >= 0 && q < n; q += side[1] {
 								if m := (move{kind: OrOpt, i: i, j: q, k: k, rev: rev}); !infeasible(st, m) {
 									t.Fatalf("%v #%d: run %d..%d rev %v blocked at %d, but insertion after %d is feasible", prob, it, i, end, rev, j, q)
@@ -314,6 +319,11 @@ func TestBlockedIsSound(t *testing.T) {
 	}
 	if hits[lazymask.TSPTW] < 100 || hits[lazymask.TSPDL] < 100 {
 		t.Fatalf("too few blocked scans to test: %v", hits)
+	}
+	// Matrices that break the triangle inequality stop scans too, by a
+	// margin of their defect (rounded distances: most of the time).
+	if hitsTW[rounded] < 50 || hitsTW[intMatrix] == 0 {
+		t.Fatalf("too few TSPTW blocked scans on non-metric matrices: %v", hitsTW)
 	}
 }
 
