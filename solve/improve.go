@@ -35,8 +35,8 @@ type Options struct {
 	// TimeLimit caps each instance's part of the time.
 	Search localsearch.Options
 	// Deadline, when not zero, bounds the whole call in two passes: each
-	// instance, as a worker takes it, gets an equal part of the first
-	// FirstPass of the time left for the instances not yet started
+	// instance, as a worker takes it, gets its part (by Weight) of the
+	// first FirstPass of the time left for the instances not yet started
 	// (ShareOf), then the instances that need more (needsMore) share the
 	// rest the same way, resumed from their best tours. WithShare sets it.
 	Deadline time.Time
@@ -76,19 +76,38 @@ func (o Options) WithShare(share float64, spent time.Duration) Options {
 	return o
 }
 
-// ShareOf returns the time limit of an instance that starts now with
-// pending instances (itself included) not yet started and workers
-// searching side by side: an equal part of the time left before deadline,
-// never past it, at least a microsecond (zero would mean no limit), and at
-// most limit when that is set.
-func ShareOf(deadline time.Time, pending, workers int, limit time.Duration) time.Duration {
+// ShareOf returns the time limit of an instance of the given weight that
+// starts now with instances of total weight pending (itself included) not
+// yet started and workers searching side by side: its part of the time
+// left before deadline in proportion to its weight, never past it, at least
+// a microsecond (zero would mean no limit), and at most limit when that is
+// set.
+func ShareOf(deadline time.Time, weight, pending float64, workers int, limit time.Duration) time.Duration {
 	left := time.Until(deadline)
-	part := min(left/time.Duration(max(pending, 1))*time.Duration(max(workers, 1)), left)
+	part := left
+	if pending > weight {
+		part = min(time.Duration(float64(left)*weight/pending*float64(max(workers, 1))), left)
+	}
 	part = max(part, time.Microsecond)
 	if limit > 0 {
 		part = min(part, limit)
 	}
 	return part
+}
+
+// Weight is a job's claim on a shared search time: N², as the decode's
+// time (N steps over N nodes) and the search's scans grow, so a file of
+// mixed sizes gives its large instances the time their decodes took and
+// one of a single size shares it equally.
+func Weight(in *lazymask.Instance) float64 { return float64(in.N) * float64(in.N) }
+
+// pendingWeight counts the weight of the jobs not yet started, in whole
+// units (N² is an integer), so that workers can take from it atomically.
+type pendingWeight struct{ v atomic.Int64 }
+
+// take removes w and returns the weight pending before, w included.
+func (p *pendingWeight) take(w float64) float64 {
+	return float64(p.v.Add(-int64(w)) + int64(w))
 }
 
 // Result is the outcome of one job.
@@ -257,13 +276,16 @@ const FirstPass = 0.75
 // runPass searches every job, each with an equal part of the time left
 // before deadline (none when deadline is zero).
 func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Result, errs []error) {
-	var pending atomic.Int64
-	pending.Store(int64(len(jobs)))
+	var pending pendingWeight
+	for i := range jobs {
+		pending.v.Add(int64(Weight(jobs[i].Inst)))
+	}
 	ForEach(len(jobs), workers, func(i int) {
-		left := int(pending.Add(-1)) + 1
+		w := Weight(jobs[i].Inst)
+		left := pending.take(w)
 		o := opt.Search
 		if !deadline.IsZero() {
-			o.TimeLimit = ShareOf(deadline, left, workers, opt.Search.TimeLimit)
+			o.TimeLimit = ShareOf(deadline, w, left, workers, opt.Search.TimeLimit)
 		}
 		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency)
 		if errs[i] != nil {
@@ -289,13 +311,16 @@ func needsMore(r *Result) bool {
 // time left before opt.Deadline equally, and keeps a new tour only where
 // lazymask.Check finds it better; Stats count both passes' work.
 func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs []error) {
-	var pending atomic.Int64
-	pending.Store(int64(len(idx)))
+	var pending pendingWeight
+	for _, i := range idx {
+		pending.v.Add(int64(Weight(jobs[i].Inst)))
+	}
 	ForEach(len(idx), workers, func(k int) {
 		i := idx[k]
-		left := int(pending.Add(-1)) + 1
+		w := Weight(jobs[i].Inst)
+		left := pending.take(w)
 		o := opt.Search
-		o.TimeLimit = ShareOf(opt.Deadline, left, workers, opt.Search.TimeLimit)
+		o.TimeLimit = ShareOf(opt.Deadline, w, left, workers, opt.Search.TimeLimit)
 		if o.TimeLimit <= time.Millisecond {
 			return
 		}

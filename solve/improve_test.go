@@ -28,27 +28,31 @@ func fixture(t *testing.T, count int) []Job {
 	return jobs
 }
 
-// TestShareOf: each starting instance gets an equal part of the time left
-// for the instances not yet started, never past the deadline, at least a
-// microsecond, and at most the cap.
+// TestShareOf: each starting instance gets its part, by weight, of the
+// time left for the instances not yet started, never past the deadline, at
+// least a microsecond, and at most the cap.
 func TestShareOf(t *testing.T) {
 	hour := time.Now().Add(time.Hour)
 	near := func(got, want time.Duration) bool { return got <= want && got > want-time.Minute }
 	for _, tc := range []struct {
-		deadline         time.Time
-		pending, workers int
-		limit, want      time.Duration
+		deadline        time.Time
+		weight, pending float64
+		workers         int
+		limit, want     time.Duration
 	}{
-		{hour, 4, 2, 0, 30 * time.Minute},
-		{hour, 60, 1, 0, time.Minute},
-		{hour, 1, 2, 0, time.Hour}, // the last instance: all that is left, not twice it
-		{hour, 4, 2, 10 * time.Second, 10 * time.Second},
-		{time.Now().Add(-time.Second), 3, 2, 0, time.Microsecond},
+		{hour, 1, 4, 2, 0, 30 * time.Minute},
+		{hour, 1, 60, 1, 0, time.Minute},
+		{hour, 1, 1, 2, 0, time.Hour}, // the last instance: all that is left, not twice it
+		{hour, 1, 4, 2, 10 * time.Second, 10 * time.Second},
+		{time.Now().Add(-time.Second), 1, 3, 2, 0, time.Microsecond},
+		{hour, 100, 400, 1, 0, 15 * time.Minute}, // a quarter of the pending weight
+		{hour, 2500, 2900, 1, 0, 51*time.Minute + 44*time.Second},
+		{hour, 300, 400, 2, 0, time.Hour}, // 1.5 hours' claim, capped at what is left
 	} {
-		got := ShareOf(tc.deadline, tc.pending, tc.workers, tc.limit)
+		got := ShareOf(tc.deadline, tc.weight, tc.pending, tc.workers, tc.limit)
 		if tc.want <= 10*time.Second && got != tc.want || tc.want > 10*time.Second && !near(got, tc.want) {
-			t.Errorf("ShareOf(%v from now, %d pending, %d workers, limit %v) = %v, want %v",
-				time.Until(tc.deadline).Round(time.Second), tc.pending, tc.workers, tc.limit, got, tc.want)
+			t.Errorf("ShareOf(%v from now, weight %v of %v pending, %d workers, limit %v) = %v, want %v",
+				time.Until(tc.deadline).Round(time.Second), tc.weight, tc.pending, tc.workers, tc.limit, got, tc.want)
 		}
 	}
 }
