@@ -59,8 +59,8 @@ type Options struct {
 	// Improve runs the local search from each instance's decoded tours
 	// (Search: time limit, kicks, starts, merging; its seed is Decode.Seed)
 	// and writes an improvement as an extra row. ImproveShare > 0 bounds
-	// each row group's search by that share of its decode time
-	// (solve.Options.WithShare).
+	// each row group's search by that share of its decode time, the
+	// backtracking left out (forwardTime; solve.Options.WithShare).
 	Improve      bool
 	Search       localsearch.Options
 	ImproveShare float64
@@ -198,12 +198,13 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 			base := pos - lo
 			solver.SetProgress(func(done int) { opt.Progress(base+int64(done), hi-lo) })
 		}
-		bs := time.Now()
+		bs, st0 := time.Now(), solver.Stats()
 		sols, err := solver.SolveFrom(ctx, first, insts)
 		if err != nil {
 			return Summary{}, err
 		}
 		decode := time.Since(bs)
+		forward := forwardTime(decode, st0, solver.Stats(), insts)
 		retried, took, err := opt.retryAll(ctx, solver, insts, first, sols)
 		if err != nil {
 			return Summary{}, err
@@ -213,7 +214,7 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 		if opt.Improve {
 			ls := time.Now()
 			var st solve.Stats
-			so := opt.improveOptions(eng.Options().Workers).WithShare(opt.ImproveShare, decode)
+			so := opt.improveOptions(eng.Options().Workers).WithShare(opt.ImproveShare, forward)
 			jobs := engine.ImproveJobs(insts, sols, dec.Seed)
 			for i, r := range retried {
 				if r != nil && r.found != nil {
@@ -374,4 +375,25 @@ func DefaultOptions() Options {
 		Search:      localsearch.Options{MaxStarts: 8},
 		RescueTime:  engine.DefaultRescueTime, RescueBudget: engine.DefaultRescueBudget,
 	}
+}
+
+// forwardTime is the part of a decode's wall time that its forward steps
+// took: the decoder's share of the rows beyond one step per node and
+// trajectory (backtracking, which a budget above the paper's buys for
+// feasible starts) is taken out. The search's share is a multiple of it,
+// so a larger budget buys no search time and the recommended setting stays
+// within twice greedy ×8 at the paper's budget.
+func forwardTime(decode time.Duration, before, after engine.Stats, insts []*lazymask.Instance) time.Duration {
+	rows, tours := after.Rows-before.Rows, after.Tours-before.Tours
+	dec, cpu := after.Decoder-before.Decoder, after.Decode-before.Decode
+	if rows <= 0 || tours <= 0 || len(insts) == 0 || cpu <= 0 {
+		return decode
+	}
+	steps := 0.0
+	for _, in := range insts {
+		steps += float64(in.N - 1)
+	}
+	steps *= float64(tours) / float64(len(insts))
+	f := min(1, steps/float64(rows))
+	return time.Duration(float64(decode) * (1 - (1-f)*float64(dec)/float64(cpu)))
 }

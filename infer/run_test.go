@@ -12,8 +12,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/engine"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
 	"github.com/lmask/lmask/solve"
@@ -619,5 +621,35 @@ func TestGapMatchesCheck(t *testing.T) {
 	}
 	if ev.GapCount <= ev.GapFeasibleRefCount {
 		t.Errorf("%d instances in the gap, %d with feasible references: the broken ones must count", ev.GapCount, ev.GapFeasibleRefCount)
+	}
+}
+
+// TestForwardTime: the search's share is based on the decode's forward
+// steps. Rows beyond one per node and tour (backtracking) take their part
+// of the decoder's time out of the decode's wall time; a decode without
+// backtracking keeps its whole time.
+func TestForwardTime(t *testing.T) {
+	insts := []*lazymask.Instance{{N: 11}, {N: 21}} // 10 + 20 forward steps per tour
+	before := engine.Stats{Rows: 100, Tours: 4, Decoder: time.Second, Decode: 2 * time.Second}
+	for _, tc := range []struct {
+		rows     int64
+		decoder  time.Duration
+		cpu      time.Duration
+		decode   time.Duration
+		want     time.Duration
+		describe string
+	}{
+		{60, 4 * time.Second, 8 * time.Second, 4 * time.Second, 4 * time.Second, "2 tours each, 60 rows: no backtracking"},
+		{120, 4 * time.Second, 8 * time.Second, 4 * time.Second, 3 * time.Second, "half the rows backtrack: half the decoder's half of the time goes"},
+		{240, 8 * time.Second, 8 * time.Second, 4 * time.Second, time.Second, "three quarters backtrack, all decoder"},
+		{50, 4 * time.Second, 8 * time.Second, 4 * time.Second, 4 * time.Second, "fewer rows than steps (tours ended early): unchanged"},
+	} {
+		after := engine.Stats{Rows: before.Rows + tc.rows, Tours: before.Tours + 4, Decoder: before.Decoder + tc.decoder, Decode: before.Decode + tc.cpu}
+		if got := forwardTime(tc.decode, before, after, insts); got != tc.want {
+			t.Errorf("%s: forwardTime = %v, want %v", tc.describe, got, tc.want)
+		}
+	}
+	if got := forwardTime(time.Second, before, before, insts); got != time.Second {
+		t.Errorf("no rows scored: forwardTime = %v, want the decode's 1s", got)
 	}
 }
