@@ -198,11 +198,11 @@ func tightInstance(rng *rand.Rand, prob lazymask.Problem, kind distKind) (*lazym
 	return in, perm(rng, 20)
 }
 
-// TestFinishRepair: a time limit that has already passed ends the search
-// at once, leaving an infeasible start unrepaired, unless FinishRepair
+// TestFinishDescent: a time limit that has already passed ends the search
+// at once, leaving an infeasible start unrepaired, unless FinishDescent
 // holds it back until the repair reaches a feasible tour; the kicks are
 // then cut by the limit.
-func TestFinishRepair(t *testing.T) {
+func TestFinishDescent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 21))
 	checked := 0
 	for it := 0; it < 60 && checked < 10; it++ {
@@ -224,14 +224,14 @@ func TestFinishRepair(t *testing.T) {
 			t.Fatal(err)
 		}
 		if cut.Feasible || cut.Moves != 0 || cut.Stop != TimeBudget {
-			t.Fatalf("#%d without FinishRepair: feasible %v after %d moves, stop %v", it, cut.Feasible, cut.Moves, cut.Stop)
+			t.Fatalf("#%d without FinishDescent: feasible %v after %d moves, stop %v", it, cut.Feasible, cut.Moves, cut.Stop)
 		}
-		fin, err := Improve(in, start, Options{TimeLimit: time.Nanosecond, Kicks: 5, FinishRepair: true})
+		fin, err := Improve(in, start, Options{TimeLimit: time.Nanosecond, Kicks: 5, FinishDescent: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !fin.Feasible || fin.Kicks != 0 || fin.Stop != TimeBudget {
-			t.Fatalf("#%d with FinishRepair: feasible %v, %d kicks, stop %v", it, fin.Feasible, fin.Kicks, fin.Stop)
+			t.Fatalf("#%d with FinishDescent: feasible %v, %d kicks, stop %v", it, fin.Feasible, fin.Kicks, fin.Stop)
 		}
 		if r, _ := lazymask.Check(in, fin.Tour); !r.Feasible {
 			t.Fatalf("#%d: the checker rejects the repaired tour", it)
@@ -273,6 +273,45 @@ func TestImproveErrors(t *testing.T) {
 	}
 	if _, err := ParseMoves("3opt"); err == nil || !strings.Contains(err.Error(), `"3opt"`) {
 		t.Fatalf("ParseMoves(3opt): %v", err)
+	}
+}
+
+// TestFinishDescentFeasible: with a feasible start and a time limit
+// already past, FinishDescent still takes the best start to the local
+// optimum the unbounded descent reaches (the same moves), and no kick runs.
+func TestFinishDescentFeasible(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 29))
+	checked := 0
+	for it := 0; it < 40; it++ {
+		prob := []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL}[it%2]
+		in, hidden := randInstance(rng, prob, 15+rng.IntN(20), it)
+		start := relocateFeasibly(rng, in, hidden, 30)
+		free, err := Improve(in, start, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if free.Moves == 0 {
+			continue
+		}
+		checked++
+		cut, err := Improve(in, start, Options{TimeLimit: time.Nanosecond, Kicks: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cut.Moves != 0 {
+			t.Fatalf("#%d without FinishDescent: %d moves after the limit", it, cut.Moves)
+		}
+		fin, err := Improve(in, start, Options{TimeLimit: time.Nanosecond, Kicks: 5, FinishDescent: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(fin.Tour, free.Tour) || fin.Moves != free.Moves || fin.Kicks != 0 || fin.Stop != TimeBudget {
+			t.Fatalf("#%d: FinishDescent gave %v (%d moves, %d kicks, stop %v), the unbounded descent %v (%d moves)",
+				it, fin.Tour, fin.Moves, fin.Kicks, fin.Stop, free.Tour, free.Moves)
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d starts improvable", checked)
 	}
 }
 

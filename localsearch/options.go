@@ -94,12 +94,13 @@ type Options struct {
 	// TimeLimit bounds the wall time of one call (0 = unbounded). Results
 	// are deterministic for a seed as long as this limit does not bind.
 	TimeLimit time.Duration
-	// FinishRepair, where no start is feasible, keeps TimeLimit from
-	// ending the descents from the starts: each is repaired and descends
-	// to a local optimum (of the violation when it stays infeasible; a
-	// descent on (excess, cost) always ends). The limit binds during the
-	// kicks.
-	FinishRepair bool
+	// FinishDescent keeps TimeLimit from ending the descent from the best
+	// start, so every search returns at least that start's local optimum,
+	// and, where no start is feasible, the descents from all the starts:
+	// each is repaired and descends to a local optimum (of the violation
+	// when it stays infeasible; a descent on (excess, cost) always ends).
+	// The limit binds during the other descents and the kicks.
+	FinishDescent bool
 	// Kicks is the number of perturbations tried after the first local
 	// optimum (iterated local search): each applies up to 20 (TSPTW) or
 	// 22 (TSPDL) random double bridges (two adjacent runs of 1–8 nodes

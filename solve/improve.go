@@ -60,10 +60,11 @@ const UnboundedKicks = math.MaxInt32
 
 // WithShare bounds the search by share × spent from now (spent: the time
 // the starts took to decode): Deadline is set, kicks are unbounded unless
-// Search.Kicks caps them, and an instance without a feasible start is
-// always repaired (localsearch.Options.FinishRepair), as the share is a
-// target for the improvement, not a reason to leave an instance
-// infeasible. share ≤ 0 returns o unchanged.
+// Search.Kicks caps them, and every instance's best start descends to a
+// local optimum, an instance without a feasible start being always
+// repaired (localsearch.Options.FinishDescent), as the share is a target
+// for the improvement, not a reason to leave an instance infeasible or at
+// its decoded tour. share ≤ 0 returns o unchanged.
 func (o Options) WithShare(share float64, spent time.Duration) Options {
 	if share <= 0 {
 		return o
@@ -71,7 +72,7 @@ func (o Options) WithShare(share float64, spent time.Duration) Options {
 	if o.Search.Kicks == 0 {
 		o.Search.Kicks = UnboundedKicks
 	}
-	o.Search.FinishRepair = true
+	o.Search.FinishDescent = true
 	o.Deadline = time.Now().Add(time.Duration(min(share, MaxShare) * float64(spent)))
 	return o
 }

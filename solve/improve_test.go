@@ -58,16 +58,16 @@ func TestShareOf(t *testing.T) {
 }
 
 // TestWithShare: a share makes the kicks unbounded unless capped, turns
-// on FinishRepair and sets the deadline share × spent from now; no share
+// on FinishDescent and sets the deadline share × spent from now; no share
 // changes nothing.
 func TestWithShare(t *testing.T) {
 	base := Options{Search: localsearch.Options{MaxStarts: 8, Seed: 5}}
-	if o := base.WithShare(0, time.Hour); !o.Deadline.IsZero() || o.Search.Kicks != 0 || o.Search.FinishRepair {
+	if o := base.WithShare(0, time.Hour); !o.Deadline.IsZero() || o.Search.Kicks != 0 || o.Search.FinishDescent {
 		t.Fatalf("no share: %+v", o)
 	}
 	before := time.Now()
 	o := base.WithShare(0.5, time.Hour)
-	if o.Search.Kicks != UnboundedKicks || !o.Search.FinishRepair || o.Search.MaxStarts != 8 ||
+	if o.Search.Kicks != UnboundedKicks || !o.Search.FinishDescent || o.Search.MaxStarts != 8 ||
 		o.Deadline.Before(before.Add(30*time.Minute)) || o.Deadline.After(time.Now().Add(30*time.Minute)) {
 		t.Fatalf("share 0.5 of an hour: %+v, deadline in %v", o.Search, time.Until(o.Deadline))
 	}
@@ -342,7 +342,7 @@ func TestImproveSecondPass(t *testing.T) {
 	}
 	const pass, workers = 150 * time.Millisecond, 2
 	start := time.Now()
-	opt := Options{Search: localsearch.Options{Kicks: UnboundedKicks, FinishRepair: true}, Urgency: true, Deadline: start.Add(4 * pass)}
+	opt := Options{Search: localsearch.Options{Kicks: UnboundedKicks, FinishDescent: true}, Urgency: true, Deadline: start.Add(4 * pass)}
 	out, errs := make([]Result, len(jobs)), make([]error, len(jobs))
 	runPass(jobs, opt, start.Add(pass), workers, out, errs)
 	first := slices.Clone(out)
