@@ -204,7 +204,11 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 			return Summary{}, err
 		}
 		decode := time.Since(bs)
-		forward := forwardTime(decode, st0, solver.Stats(), insts)
+		failed := make([]bool, len(sols))
+		for i := range sols {
+			failed[i] = !sols[i].Best.Feasible
+		}
+		forward := forwardTime(decode, st0, solver.Stats(), insts, failed)
 		retried, took, err := opt.retryAll(ctx, solver, insts, first, sols)
 		if err != nil {
 			return Summary{}, err
@@ -377,23 +381,32 @@ func DefaultOptions() Options {
 	}
 }
 
-// forwardTime is the part of a decode's wall time that its forward steps
-// took: the decoder's share of the rows beyond one step per node and
-// trajectory (backtracking, which a budget above the paper's buys for
-// feasible starts) is taken out. The search's share is a multiple of it,
-// so a larger budget buys no search time and the recommended setting stays
-// within twice greedy ×8 at the paper's budget.
-func forwardTime(decode time.Duration, before, after engine.Stats, insts []*lazymask.Instance) time.Duration {
+// forwardTime is the part of a decode's wall time that the search's share
+// multiplies: the decoder's share of the rows beyond one step per node and
+// tour (backtracking, which a budget above the paper's buys for feasible
+// starts) is taken out for the instances whose decode found a feasible
+// tour. So a larger budget buys no search time where it worked and the
+// recommended setting stays within twice greedy ×8 at the paper's budget;
+// an instance left without a feasible decoded tour (failed) keeps its part
+// of the whole time, since the search must find its tour. Parts go by N²,
+// as in solve.ShareOf.
+func forwardTime(decode time.Duration, before, after engine.Stats, insts []*lazymask.Instance, failed []bool) time.Duration {
 	rows, tours := after.Rows-before.Rows, after.Tours-before.Tours
 	dec, cpu := after.Decoder-before.Decoder, after.Decode-before.Decode
 	if rows <= 0 || tours <= 0 || len(insts) == 0 || cpu <= 0 {
 		return decode
 	}
-	steps := 0.0
-	for _, in := range insts {
+	steps, weight, lost := 0.0, 0.0, 0.0
+	for i, in := range insts {
 		steps += float64(in.N - 1)
+		w := solve.Weight(in)
+		weight += w
+		if i < len(failed) && failed[i] {
+			lost += w
+		}
 	}
 	steps *= float64(tours) / float64(len(insts))
 	f := min(1, steps/float64(rows))
-	return time.Duration(float64(decode) * (1 - (1-f)*float64(dec)/float64(cpu)))
+	cut := (1 - f) * float64(dec) / float64(cpu) * (1 - lost/weight)
+	return time.Duration(float64(decode) * (1 - cut))
 }

@@ -626,8 +626,9 @@ func TestGapMatchesCheck(t *testing.T) {
 
 // TestForwardTime: the search's share is based on the decode's forward
 // steps. Rows beyond one per node and tour (backtracking) take their part
-// of the decoder's time out of the decode's wall time; a decode without
-// backtracking keeps its whole time.
+// of the decoder's time out of the decode's wall time, except for the
+// instances whose decode failed (by N²); a decode without backtracking
+// keeps its whole time.
 func TestForwardTime(t *testing.T) {
 	insts := []*lazymask.Instance{{N: 11}, {N: 21}} // 10 + 20 forward steps per tour
 	before := engine.Stats{Rows: 100, Tours: 4, Decoder: time.Second, Decode: 2 * time.Second}
@@ -645,11 +646,22 @@ func TestForwardTime(t *testing.T) {
 		{50, 4 * time.Second, 8 * time.Second, 4 * time.Second, 4 * time.Second, "fewer rows than steps (tours ended early): unchanged"},
 	} {
 		after := engine.Stats{Rows: before.Rows + tc.rows, Tours: before.Tours + 4, Decoder: before.Decoder + tc.decoder, Decode: before.Decode + tc.cpu}
-		if got := forwardTime(tc.decode, before, after, insts); got != tc.want {
+		if got := forwardTime(tc.decode, before, after, insts, nil); got != tc.want {
 			t.Errorf("%s: forwardTime = %v, want %v", tc.describe, got, tc.want)
 		}
 	}
-	if got := forwardTime(time.Second, before, before, insts); got != time.Second {
+	if got := forwardTime(time.Second, before, before, insts, nil); got != time.Second {
 		t.Errorf("no rows scored: forwardTime = %v, want the decode's 1s", got)
+	}
+	// Three quarters backtrack, all decoder (1 s without failures): the
+	// 21-node instance (441 of 562 by N²) failed and keeps its part.
+	after := engine.Stats{Rows: before.Rows + 240, Tours: before.Tours + 4, Decoder: before.Decoder + 8*time.Second, Decode: before.Decode + 8*time.Second}
+	frac := 1 - 0.75*121.0/562
+	want := time.Duration(float64(4*time.Second) * frac)
+	if got := forwardTime(4*time.Second, before, after, insts, []bool{false, true}); got < want-time.Microsecond || got > want+time.Microsecond {
+		t.Errorf("one failed instance: forwardTime = %v, want %v", got, want)
+	}
+	if got := forwardTime(4*time.Second, before, after, insts, []bool{true, true}); got != 4*time.Second {
+		t.Errorf("every decode failed: forwardTime = %v, want the decode's 4s", got)
 	}
 }
