@@ -28,7 +28,8 @@ var Presets = []string{PresetPaper, PresetBest, PresetFast}
 //     paper's budget for the data (DataBudget), no search (DefaultOptions
 //     as they are).
 //   - best: the recommended pipeline. Greedy on 2 transforms, then the
-//     local search for 3.5 times the decode's time, and Escalate: an
+//     local search for 3.5 times the decode's time without its
+//     backtracking (forwardTime), and Escalate: an
 //     instance whose decode gives no feasible tour is decoded again with
 //     the budget ×4, ×16 (up to RescueBudget, within half of RescueTime)
 //     before the search, so the search does not start from a repair.

@@ -34,8 +34,9 @@
 // they are read; and a scan that meets an infeasible insertion point asks
 // whether every point further away inherits the cause (a time warp between
 // the run and its new neighbours, which further points only lengthen under
-// the triangle inequality; a draft limit under a load that only grows) and
-// then stops.
+// the triangle inequality, less the matrix's triangle defect per node still
+// to pass where rounding breaks it; a draft limit under a load that only
+// grows) and then stops.
 //
 // On symmetric TSPTW matrices the scans go through neighbour lists instead
 // (near.go): by the gain criterion of Lin and Kernighan, every move that

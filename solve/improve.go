@@ -242,8 +242,8 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 	if opt.Deadline.IsZero() {
 		runPass(jobs, opt, opt.Deadline, workers, out, errs)
 	} else {
-		// Two passes within the deadline: every job gets an equal part of
-		// the first FirstPass of the time, then the time left goes to the
+		// Two passes within the deadline: every job gets its part (by
+		// Weight) of the first FirstPass of the time, then the time left goes to the
 		// jobs that still need it (needsMore), resumed from their best
 		// tours, so that a stuck instance gets the time the easy ones
 		// did not use.
@@ -274,8 +274,8 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 // lose their time (docs/experiments.md, "Two passes of the search time").
 const FirstPass = 0.75
 
-// runPass searches every job, each with an equal part of the time left
-// before deadline (none when deadline is zero).
+// runPass searches every job, each with its part (by Weight) of the time
+// left before deadline (none when deadline is zero).
 func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Result, errs []error) {
 	var pending pendingWeight
 	for i := range jobs {
