@@ -364,8 +364,16 @@ func MatMulPeak(backend string) (float64, error) {
 
 // WriteBenchTable prints rows as an aligned text table.
 func WriteBenchTable(w io.Writer, cfg Config, rows []BenchRow) {
-	fmt.Fprintf(w, "%s-%d, batch %d × %d samples, model L=%d d=%d h=%d ffn=%d, budget %d\n",
-		cfg.Problem, cfg.Size, cfg.Batch, cfg.Samples, cfg.Model.Layers, cfg.Model.DModel, cfg.Model.Heads, cfg.Model.FFN, cfg.Budget)
+	dec := "pomo"
+	if cfg.Model.ReLD {
+		dec = "reld"
+	}
+	cand := cfg.Model.Cand
+	if cand == "" {
+		cand = "none"
+	}
+	fmt.Fprintf(w, "%s-%d, batch %d × %d samples, model L=%d d=%d h=%d ffn=%d decoder %s cand %s, budget %d\n",
+		cfg.Problem, cfg.Size, cfg.Batch, cfg.Samples, cfg.Model.Layers, cfg.Model.DModel, cfg.Model.Heads, cfg.Model.FFN, dec, cand, cfg.Budget)
 	fmt.Fprintf(w, "%-8s %9s %9s %9s %9s %10s %10s %10s %10s %10s %9s %12s %11s\n",
 		"backend", "inst/s", "graph/s", "share", "rollout", "replay", "roll GF/s", "repl GF/s", "all GF/s", "peak GF/s", "warm-up", "imit tours/s", "busy rl/im")
 	for _, r := range rows {

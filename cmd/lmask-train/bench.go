@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -27,6 +28,8 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.IntFlag{Name: "d-model", Value: 128},
 			&cli.IntFlag{Name: "heads", Value: 8},
 			&cli.IntFlag{Name: "ffn", Value: 512},
+			&cli.StringFlag{Name: "decoder", Value: "pomo", Usage: "decoder backbone: pomo or reld (model format 2)"},
+			&cli.StringFlag{Name: "cand", Value: "none", Usage: "per-candidate features: none, bias, keys or both (model format 2)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1234},
 			&cli.IntFlag{Name: "host-workers", Value: 1, Usage: "goroutines that advance the rollout trajectories between decoder steps", Action: atLeast("host-workers", 1)},
 			&cli.IntFlag{Name: "pipelines", Value: 1, Usage: "instance groups each rollout is split into, decoded on their own goroutines (2: double buffering)", Action: atLeast("pipelines", 1)},
@@ -38,6 +41,11 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			cfg.Batch, cfg.Samples, cfg.Budget = c.Int("batch"), c.Int("samples"), c.Int("budget")
 			cfg.Model.Layers, cfg.Model.DModel = c.Int("layers"), c.Int("d-model")
 			cfg.Model.Heads, cfg.Model.FFN = c.Int("heads"), c.Int("ffn")
+			mc, err := trainer.DecoderOptions(cfg.Model, c.String("decoder"), c.String("cand"))
+			if err != nil {
+				return cliapp.Usage(err)
+			}
+			cfg.Model = mc
 			cfg.Seed = c.Uint64("seed")
 			if err := trainer.CheckConfig(cfg); err != nil {
 				return err

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -204,6 +205,8 @@ func TestBench_BadValues(t *testing.T) {
 		{[]string{"--hardness", "bogus"}, []string{"--hardness", `"bogus"`}},
 		{[]string{"--host-workers", "0"}, []string{"--host-workers 0"}},
 		{[]string{"--pipelines", "0"}, []string{"--pipelines 0"}},
+		{[]string{"--cand", "bogus"}, []string{"--cand", `"bogus"`}},
+		{[]string{"--decoder", "bogus"}, []string{"--decoder", `"bogus"`}},
 	}
 	for _, tc := range cases {
 		// An unknown backend fails fast: a check that only the backend
@@ -242,4 +245,32 @@ func TestHelp_OneDefaultPerFlag(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The bench measures the format-2 decoders too: a tiny --cand both model
+// runs REINFORCE on the pure-Go backend and prints its row.
+func TestBench_Format2(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	stdout, stderr, code := runMain(t, tinyBench("--backends", "go", "--decoder", "reld", "--cand", "both", "--imitate-batch", "0")...)
+	if code != 0 {
+		t.Fatalf("exit status %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "decoder reld cand both") {
+		t.Errorf("the table does not name the format-2 decoder: %s", stdout)
+	}
+	var row string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "go ") {
+			row = l
+		}
+	}
+	f := strings.Fields(row)
+	if len(f) < 2 {
+		t.Fatalf("no row for the go backend: %s", stdout)
+	}
+	if v, err := strconv.ParseFloat(f[1], 64); err != nil || v <= 0 {
+		t.Errorf("instances/s %q is not a positive number: %s", f[1], stdout)
+	}
+	assertEmpty(t, "bench", tmp)
 }
