@@ -243,10 +243,10 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 		runPass(jobs, opt, opt.Deadline, workers, out, errs)
 	} else {
 		// Two passes within the deadline: every job gets its part (by
-		// Weight) of the first FirstPass of the time, then the time left goes to the
-		// jobs that still need it (needsMore), resumed from their best
-		// tours, so that a stuck instance gets the time the easy ones
-		// did not use.
+		// Weight) of the first FirstPass of the time, then the time left
+		// goes to the jobs that still need it (needsMore), resumed from
+		// their best tours, so that a stuck instance gets the time the
+		// easy ones did not use.
 		now := time.Now()
 		mid := now.Add(time.Duration(FirstPass * float64(opt.Deadline.Sub(now))))
 		runPass(jobs, opt, mid, workers, out, errs)
@@ -309,7 +309,7 @@ func needsMore(r *Result) bool {
 }
 
 // resume searches the jobs of idx again from their best tours, sharing the
-// time left before opt.Deadline equally, and keeps a new tour only where
+// time left before opt.Deadline by Weight, and keeps a new tour only where
 // lazymask.Check finds it better; Stats count both passes' work.
 func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs []error) {
 	var pending pendingWeight
