@@ -9,8 +9,9 @@
 #   3. ROUNDS times: relabels the set from the run's best network (keeping each instance's shorter tour), then trains
 #      STEPS more steps.
 # The start model is models/pretrained/SET, else the n = 50 one of its problem and hardness (LMASK_START_MODEL=DIR
-# overrides it). The exported network lands in
-# work/runs/SET-imitate/model.
+# overrides it). LMASK_TRAIN_FLAGS adds lmask-train flags to a fresh run (e.g. "--decoder reld --cand both" for
+# model format 2, warm-started from the format-1 weights), LMASK_RUN_TAG=T names the run SET-imitate-T. The exported
+# network lands in work/runs/SET-imitate[-T]/model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 set_name=${1:?usage: scripts/imitate.sh SET [LABELS] [STEPS] [ROUNDS]}
@@ -34,7 +35,8 @@ mkdir -p bin work/labels work/runs work/val
 go build -o bin/ ./cmd/lmask-data ./cmd/lmask-train
 val=work/val/$set_name.parquet
 [ -f "$val" ] || bin/lmask-data generate --problem "$p" --size "$n" --hardness "$h" --count 1000 --seed 9001 --out "$val" >/dev/null
-lab=work/labels/$set_name run=work/runs/$set_name-imitate
+lab=work/labels/$set_name run=work/runs/$set_name-imitate${LMASK_RUN_TAG:+-$LMASK_RUN_TAG}
+read -r -a extra <<<"${LMASK_TRAIN_FLAGS:-}" # a resumed run keeps the flags of its checkpoint
 bin/lmask-data label --dir "$lab" --problem "$p" --size "$n" --hardness "$h" --seed "$seed" --count "$labels" \
   --chunk "$chunk" --model "$start" --aug 2 --kicks 30 --starts 4
 # run_step: the last completed step of the run (0 before it starts).
@@ -52,7 +54,7 @@ train() { # train TOTAL_STEPS: start, or resume up to TOTAL_STEPS (never lowerin
   else
     bin/lmask-train --problem "$p" --size "$n" --hardness "$h" --out "$run" --init-from "$start" --imitate "$lab" \
       --imitate-batch "$ibatch" --steps "$1" --milestones 1000000 --lr 3e-4 \
-      --val "$val" --val-limit 256 --val-every 100 --checkpoint-every 50
+      --val "$val" --val-limit 256 --val-every 100 --checkpoint-every 50 "${extra[@]}"
   fi
   return 0
 }
