@@ -17,6 +17,14 @@ const (
 // max(DefaultBudget, 16·N), 3,200 at N = 200.
 const AutoBudgetPerNode = 16
 
+// SetupShare is the best preset's Options.SetupShare. Why 0.75: a file
+// whose wall time is mostly setup (a few small instances) then takes at
+// most about 1.75 times greedy ×8's, and the search time its decode alone
+// buys there is a few milliseconds, too little for instances whose last
+// gain needs a hundred kicks (docs/experiments.md, "Search time from the
+// setup").
+const SetupShare = 0.75
+
 // FastKicks is the fast preset's kick count per instance.
 const FastKicks = 10
 
@@ -29,7 +37,8 @@ var Presets = []string{PresetPaper, PresetBest, PresetFast}
 //     as they are).
 //   - best: the recommended pipeline. Greedy on 2 transforms, then the
 //     local search for 3.5 times the decode's time without its
-//     backtracking (forwardTime), and Escalate: an
+//     backtracking (forwardTime) plus SetupShare of the time the run took
+//     to open its model and data, and Escalate: an
 //     instance whose decode gives no feasible tour is decoded again with
 //     the budget ×4, ×16 (up to RescueBudget, within half of RescueTime)
 //     before the search, so the search does not start from a repair.
@@ -50,6 +59,7 @@ func Preset(name string) (Options, error) {
 	case PresetPaper:
 	case PresetBest:
 		o.Decode.Aug, o.Improve, o.ImproveShare, o.Escalate, o.BudgetPerNode = 2, true, 3.5, true, AutoBudgetPerNode
+		o.SetupShare = SetupShare
 	case PresetFast:
 		o.Decode.Aug, o.Improve, o.Search.Kicks, o.Escalate, o.BudgetPerNode = 1, true, FastKicks, true, AutoBudgetPerNode
 	default:

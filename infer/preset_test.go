@@ -21,11 +21,11 @@ func TestPresets(t *testing.T) {
 		t.Errorf("paper preset %+v (%v), want DefaultOptions", paper, err)
 	}
 	best, _ := Preset(PresetBest)
-	if best.Decode.Aug != 2 || !best.Improve || best.ImproveShare != 3.5 || !best.Escalate || best.BudgetPerNode != AutoBudgetPerNode || !best.PaperBudget {
+	if best.Decode.Aug != 2 || !best.Improve || best.ImproveShare != 3.5 || best.SetupShare != SetupShare || !best.Escalate || best.BudgetPerNode != AutoBudgetPerNode || !best.PaperBudget {
 		t.Errorf("best preset %+v", best)
 	}
 	fast, _ := Preset(PresetFast)
-	if fast.Decode.Aug != 1 || !fast.Improve || fast.ImproveShare != 0 || fast.Search.Kicks != FastKicks || !fast.Escalate || fast.BudgetPerNode != AutoBudgetPerNode {
+	if fast.Decode.Aug != 1 || !fast.Improve || fast.ImproveShare != 0 || fast.SetupShare != 0 || fast.Search.Kicks != FastKicks || !fast.Escalate || fast.BudgetPerNode != AutoBudgetPerNode {
 		t.Errorf("fast preset %+v", fast)
 	}
 	if _, err := Preset("quick"); err == nil || !strings.Contains(err.Error(), `"quick"`) || !strings.Contains(err.Error(), "paper, best, fast") {

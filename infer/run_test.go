@@ -665,3 +665,29 @@ func TestForwardTime(t *testing.T) {
 		t.Errorf("every decode failed: forwardTime = %v, want the decode's 4s", got)
 	}
 }
+
+// TestSetupPart: a row group's part of share × setup goes by its instances;
+// no setup, share or instances give none, and a group larger than the
+// total (a limit) takes the whole.
+func TestSetupPart(t *testing.T) {
+	for _, tc := range []struct {
+		share float64
+		setup time.Duration
+		n     int
+		total int64
+		want  time.Duration
+	}{
+		{0.75, 200 * time.Millisecond, 10, 10, 150 * time.Millisecond},
+		{0.75, 200 * time.Millisecond, 250, 1000, 37500 * time.Microsecond},
+		{0.75, 200 * time.Millisecond, 20, 10, 150 * time.Millisecond},
+		{0, 200 * time.Millisecond, 10, 10, 0},
+		{0.75, 0, 10, 10, 0},
+		{0.75, -time.Second, 10, 10, 0},
+		{0.75, time.Second, 0, 10, 0},
+		{0.75, time.Second, 10, 0, 0},
+	} {
+		if got := setupPart(tc.share, tc.setup, tc.n, tc.total); got != tc.want {
+			t.Errorf("setupPart(%v, %v, %d, %d) = %v, want %v", tc.share, tc.setup, tc.n, tc.total, got, tc.want)
+		}
+	}
+}

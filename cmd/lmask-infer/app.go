@@ -28,7 +28,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "preset", Value: infer.PresetPaper, Usage: "a named setting: paper (the paper's protocol: greedy ×8, the paper's budgets, no search), " +
-				"best (the recommended pipeline: greedy ×2, --improve --improve-share 3.5; where the data's R is unknown, R = max(200, 16·N); instances without a feasible decoded tour decoded again with R ×4, ×16 before the search), " +
+				"best (the recommended pipeline: greedy ×2, --improve --improve-share 3.5, plus 0.75 of the time spent opening the model and data; where the data's R is unknown, R = max(200, 16·N); instances without a feasible decoded tour decoded again with R ×4, ×16 before the search), " +
 				"fast (greedy ×1, the same budgets, --improve --improve-kicks 10); flags given explicitly override the preset's values (the defaults shown are paper's)"},
 			&cli.StringFlag{Name: "model", Required: true, Usage: "model directory (encoder.onnx, decoder.onnx, config.json), or a shipped model's name, e.g. tsptw50-hard (models/pretrained, or $LMASK_MODELS)"},
 			&cli.StringFlag{Name: "data", Required: true, Usage: "instances Parquet file"},
