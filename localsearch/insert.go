@@ -27,6 +27,9 @@ type inserter struct {
 	// minAfter is the first position an insertion may follow (a fixed
 	// prefix stays in place).
 	minAfter int
+	// push weighs, in cheapest, how far an insertion delays the start of
+	// service at the next node, beside the length it adds (0: length only).
+	push float64
 }
 
 func newInserter(inst *lazymask.Instance, d []float64) *inserter {
@@ -96,6 +99,19 @@ func (s *inserter) fits(v, p int) (delta float64, ok bool) {
 	return s.d[u*n+v] + s.d[v*n+w] - s.d[u*n+w], true
 }
 
+// delay is how much later service starts at the node after position p
+// when v is inserted there (0 at the end of the tour).
+func (s *inserter) delay(v, p int) float64 {
+	if p+1 >= len(s.tour) {
+		return 0
+	}
+	in, n, t := s.inst, s.n, s.tour
+	u, w := t[p], t[p+1]
+	old := math.Max(s.dep[p]+s.d[u*n+w], in.Early[w])
+	dv := math.Max(s.dep[p]+s.d[u*n+v], in.Early[v]) + in.Service[v]
+	return math.Max(dv+s.d[v*n+w], in.Early[w]) - old
+}
+
 // cheapest returns the position after which inserting v lengthens the tour
 // least among the insertions that keep it feasible; ok is false when none
 // does. skip, when positive, drops each candidate with that probability
@@ -106,6 +122,9 @@ func (s *inserter) cheapest(v int, r *rand.Rand, skip float64) (after int, delta
 		// no early exit: a later departure arrives later, but a matrix
 		// that breaks the triangle inequality may still fit v further on
 		c, fit := s.fits(v, p)
+		if fit && s.push > 0 {
+			c += s.push * s.delay(v, p)
+		}
 		if fit && c < delta && (skip <= 0 || r.Float64() >= skip) {
 			delta, after, ok = c, p, true
 		}

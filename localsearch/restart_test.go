@@ -1,9 +1,11 @@
 package localsearch
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/lazymask"
 )
 
 // TestRestartLeavesStalledBasin: on 8 instances of the stress class
@@ -52,5 +54,52 @@ func TestRestartLeavesStalledBasin(t *testing.T) {
 	}
 	if sumOn >= sumOff {
 		t.Errorf("total length %.4f with restarts, %.4f without", sumOn, sumOff)
+	}
+}
+
+// TestInsertionTour: on wide-window stress instances, where the urgency
+// order is infeasible, InsertionTour builds tours that lazymask.Check
+// accepts, the same for the same seed; an instance with a customer no tour
+// can reach in time, and a TSPDL instance, get none.
+func TestInsertionTour(t *testing.T) {
+	g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: "RC2", N: 101, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := 0
+	for i := range 5 {
+		in, _ := g.Next()
+		tour, ok := InsertionTour(in, 20, uint64(i))
+		if !ok {
+			continue
+		}
+		built++
+		chk, err := lazymask.Check(in, tour)
+		if err != nil || !chk.Feasible {
+			t.Fatalf("instance %d: insertion tour not feasible (%v, %+v)", i, err, chk.Verdict())
+		}
+		again, _ := InsertionTour(in, 20, uint64(i))
+		if !slices.Equal(again, tour) {
+			t.Fatalf("instance %d: a second call with the same seed built another tour", i)
+		}
+		if u, _ := lazymask.Check(in, OrderTour(in)); u.Feasible {
+			t.Logf("instance %d: the urgency order is feasible too", i)
+		}
+	}
+	if built < 4 {
+		t.Errorf("insertion built %d of 5 tours", built)
+	}
+	in, _ := g.Next()
+	in = in.Clone()
+	in.Late[5] = in.Matrix()[5] / 2 // unreachable even straight from the depot
+	if _, ok := InsertionTour(in, 20, 1); ok {
+		t.Error("a tour was built for an instance with an unreachable customer")
+	}
+	dl, _, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPDL, N: 20, Hardness: "medium", Seed: 1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := InsertionTour(dl[0], 20, 1); ok {
+		t.Error("a tour was built for a TSPDL instance")
 	}
 }

@@ -349,6 +349,10 @@ func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs 
 	})
 }
 
+// insertionTries is how many insertion orders improveOne tries for an
+// instance without a feasible start (localsearch.InsertionTour).
+const insertionTries = 20
+
 // badStart marks a malformed start (its index in Job.Starts).
 type badStart struct {
 	start int
@@ -395,6 +399,14 @@ func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
 			o.MaxStarts++
 		}
 		starts, from = append(starts, localsearch.OrderTour(in)), append(from, -1)
+		// A tour built by insertion, where one fits, starts the search
+		// feasible: the repair of the urgency order is O(N³) per scan.
+		if t, ok := localsearch.InsertionTour(in, insertionTries, job.Seed); ok {
+			starts, from = append(starts, t), append(from, -1)
+			if o.MaxStarts > 0 {
+				o.MaxStarts++
+			}
+		}
 	}
 	if len(starts) == 0 {
 		return res, nil
