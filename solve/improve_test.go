@@ -395,3 +395,41 @@ func TestImproveSecondPass(t *testing.T) {
 	}
 	t.Logf("%d of %d jobs resumed, %v in all; %v", len(more), len(jobs), extra, took)
 }
+
+// TestImproveAddsInsertionStart: where no given start is feasible and the
+// urgency order is not either, Improve adds localsearch.InsertionTour as a
+// start, so a search that repairs nothing (NoRepair) still ends feasible;
+// the given start alone (no Urgency) stays infeasible.
+func TestImproveAddsInsertionStart(t *testing.T) {
+	g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: "RC2", N: 101, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := g.Next()
+	if chk, _ := lazymask.Check(in, localsearch.OrderTour(in)); chk.Feasible {
+		t.Fatal("the urgency order is feasible: pick an instance where it is not")
+	}
+	bad := localsearch.OrderTour(in)
+	slices.Reverse(bad[1:])
+	if chk, _ := lazymask.Check(in, bad); chk.Feasible {
+		t.Fatal("the reversed urgency order is feasible")
+	}
+	run := func(urgency bool) Result {
+		res, _, err := Improve([]Job{{Inst: in, Starts: [][]int{bad}, Seed: 3}},
+			Options{Search: localsearch.Options{NoRepair: true, MaxStarts: 8}, Urgency: urgency, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res[0]
+	}
+	if r := run(false); r.Final.Feasible {
+		t.Fatal("without the added starts the unrepaired search ended feasible")
+	}
+	r := run(true)
+	if !r.Final.Feasible || r.Start != -1 {
+		t.Fatalf("with the added starts: feasible %v, start %d (want a feasible tour from an added start, -1)", r.Final.Feasible, r.Start)
+	}
+	if _, err := lazymask.Check(in, r.Search.Tour); err != nil {
+		t.Fatal(err)
+	}
+}
