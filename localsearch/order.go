@@ -26,21 +26,22 @@ func OrderTour(inst *lazymask.Instance) []int {
 	return tour
 }
 
+// insertionPush are the weights of the delay to the next node that the
+// tries of InsertionTour cycle through: length only, then more and more
+// slack kept for the customers still to come.
+var insertionPush = []float64{0, 1, 4}
+
 // InsertionTour builds a TSPTW tour by cheapest feasible insertion: the
 // customers are taken by increasing window end (ties by window start, then
 // index) and each is put where it lengthens the partial tour least among
 // the places that keep every window. Where some customer has no such
 // place it tries again, up to tries times in all, with the window ends
 // jittered by up to half their window's width and a fifth of the places
-// skipped at random (seeded by seed). It reports false, with no tour, when
-// every try fails (or the instance is TSPDL). A feasible start in O(N²)
-// per try where a decoder found none: ImproveFrom's repair of the urgency
-// order costs O(N³) per scan, seconds at N = 250 on wide windows.
-// insertionPush are the weights of the delay to the next node that the
-// tries of InsertionTour cycle through: length only, then more and more
-// slack kept for the customers still to come.
-var insertionPush = []float64{0, 1, 4}
-
+// skipped at random (seeded by seed), the places weighed by length plus
+// insertionPush times the delay they cause. It reports false, with no
+// tour, when every try fails (or the instance is TSPDL). A feasible start
+// in O(N²) per try where a decoder found none: ImproveFrom's repair of the
+// urgency order costs O(N³) per scan, seconds at N = 250 on wide windows.
 func InsertionTour(inst *lazymask.Instance, tries int, seed uint64) ([]int, bool) {
 	if inst.Problem != lazymask.TSPTW || inst.N < 2 {
 		return nil, false

@@ -401,6 +401,8 @@ func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
 		starts, from = append(starts, localsearch.OrderTour(in)), append(from, -1)
 		// A tour built by insertion, where one fits, starts the search
 		// feasible: the repair of the urgency order is O(N³) per scan.
+		// ImproveFrom then drops the infeasible starts (keeping them to be
+		// repaired after it did worse: docs/experiments.md).
 		if t, ok := localsearch.InsertionTour(in, insertionTries, job.Seed); ok {
 			starts, from = append(starts, t), append(from, -1)
 			if o.MaxStarts > 0 {
