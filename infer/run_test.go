@@ -304,8 +304,11 @@ func TestRunImproveNoMerge(t *testing.T) {
 		feasible := slices.ContainsFunc(all, func(s datasets.Solution) bool {
 			return s.Instance == int64(i) && s.Source != SourceImproved && s.Feasible
 		})
-		if !feasible {
-			decoded = append(decoded, localsearch.OrderTour(in)) // the urgency start
+		if !feasible { // the urgency start, and the insertion's (solve.improveOne)
+			decoded = append(decoded, localsearch.OrderTour(in))
+			if t, _ := localsearch.InsertionTour(in, 20, 2025); t != nil {
+				decoded = append(decoded, t)
+			}
 		}
 		for _, noMerge := range []bool{false, true} {
 			want1, err := localsearch.ImproveFrom(in, decoded, localsearch.Options{Seed: 2025, Kicks: 10, NoMerge: noMerge})

@@ -152,6 +152,21 @@ func (s *inserter) recreate(nodes []int, r *rand.Rand, skip float64) bool {
 	return true
 }
 
+// postpone inserts the nodes like recreate, but returns those that had no
+// feasible place, in order, instead of stopping at the first.
+func (s *inserter) postpone(nodes []int, r *rand.Rand, skip float64) []int {
+	var left []int
+	for _, v := range nodes {
+		p, _, ok := s.cheapest(v, r, skip)
+		if !ok {
+			left = append(left, v)
+			continue
+		}
+		s.insert(v, p)
+	}
+	return left
+}
+
 // ruinMax bounds the customers a ruin-and-recreate kick removes, and
 // ruinTries the draws it makes before it gives up.
 const (

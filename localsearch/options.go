@@ -131,6 +131,9 @@ type Options struct {
 	// result completes a given prefix. Every start must share that prefix.
 	// 0 and 1 fix the depot alone; merges are off while Fixed > 1.
 	Fixed int
+	// UntilFeasible ends the search at its first feasible tour, once that
+	// has descended to a local optimum (a feasibility search: the rescue).
+	UntilFeasible bool
 }
 
 // validate rejects unknown neighbourhoods and negative budgets.

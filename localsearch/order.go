@@ -2,6 +2,8 @@ package localsearch
 
 import (
 	"cmp"
+	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -34,14 +36,18 @@ var insertionPush = []float64{0, 1, 4}
 // InsertionTour builds a TSPTW tour by cheapest feasible insertion: the
 // customers are taken by increasing window end (ties by window start, then
 // index) and each is put where it lengthens the partial tour least among
-// the places that keep every window. Where some customer has no such
-// place it tries again, up to tries times in all, with the window ends
-// jittered by up to half their window's width and a fifth of the places
-// skipped at random (seeded by seed), the places weighed by length plus
-// insertionPush times the delay they cause. It reports false, with no
-// tour, when every try fails (or the instance is TSPDL). A feasible start
-// in O(N²) per try where a decoder found none: ImproveFrom's repair of the
-// urgency order costs O(N³) per scan, seconds at N = 250 on wide windows.
+// the places that keep every window. A customer with no such place is
+// postponed and appended, in that order, after the others. Where that
+// leaves the tour infeasible it tries again, up to tries times in all, with
+// the window ends jittered by up to half their window's width and a fifth
+// of the places skipped at random (seeded by seed), the places weighed by
+// length plus insertionPush times the delay they cause. It returns the
+// first feasible tour with true, or else the least late one (by total
+// violation) with false; nil for TSPDL. Why: a feasible start in O(N²) per
+// try where a decoder found none (ImproveFrom's repair of the urgency order
+// costs O(N³) per scan, seconds at N = 250 on wide windows), and where none
+// fits, a start late only at its end, which the repair fixes far sooner
+// than the urgency order (docs/experiments.md, "Postponed insertions").
 func InsertionTour(inst *lazymask.Instance, tries int, seed uint64) ([]int, bool) {
 	if inst.Problem != lazymask.TSPTW || inst.N < 2 {
 		return nil, false
@@ -51,6 +57,8 @@ func InsertionTour(inst *lazymask.Instance, tries int, seed uint64) ([]int, bool
 	key := make([]float64, n)
 	ins := newInserter(inst, inst.Matrix())
 	rng := rand.New(rand.NewPCG(seed, 0x696e73))
+	var least []int
+	leastLate := math.Inf(1)
 	for try := range max(tries, 1) {
 		nodes = nodes[:0]
 		for v := 1; v < n; v++ {
@@ -68,12 +76,18 @@ func InsertionTour(inst *lazymask.Instance, tries int, seed uint64) ([]int, bool
 			skip = 0.2
 		}
 		ins.push = insertionPush[try%len(insertionPush)]
-		if !ins.reset([]int{0}) || !ins.recreate(nodes, rng, skip) {
-			continue
+		ins.reset([]int{0})
+		tour := append(ins.tour, ins.postpone(nodes, rng, skip)...)
+		chk, err := lazymask.Check(inst, tour)
+		if err != nil && !errors.As(err, new(*lazymask.InfeasibleError)) {
+			continue // rounding cannot make a tour malformed; be safe
 		}
-		if chk, err := lazymask.Check(inst, ins.tour); err == nil && chk.Feasible {
-			return slices.Clone(ins.tour), true
+		if chk.Feasible {
+			return slices.Clone(tour), true
+		}
+		if chk.TotalViolation < leastLate {
+			least, leastLate = slices.Clone(tour), chk.TotalViolation
 		}
 	}
-	return nil, false
+	return least, false
 }

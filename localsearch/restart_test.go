@@ -1,6 +1,7 @@
 package localsearch
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -60,7 +61,8 @@ func TestRestartLeavesStalledBasin(t *testing.T) {
 // TestInsertionTour: on wide-window stress instances, where the urgency
 // order is infeasible, InsertionTour builds tours that lazymask.Check
 // accepts, the same for the same seed; an instance with a customer no tour
-// can reach in time, and a TSPDL instance, get none.
+// can reach in time gets its least late tour, reported infeasible, and a
+// TSPDL instance none.
 func TestInsertionTour(t *testing.T) {
 	g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: "RC2", N: 101, Seed: 7})
 	if err != nil {
@@ -92,14 +94,59 @@ func TestInsertionTour(t *testing.T) {
 	in, _ := g.Next()
 	in = in.Clone()
 	in.Late[5] = in.Matrix()[5] / 2 // unreachable even straight from the depot
-	if _, ok := InsertionTour(in, 20, 1); ok {
-		t.Error("a tour was built for an instance with an unreachable customer")
+	tour, ok := InsertionTour(in, 20, 1)
+	if ok {
+		t.Error("a feasible tour was reported for an instance with an unreachable customer")
+	}
+	// The least late try comes back: a whole tour, late where customer 5
+	// was postponed to, after every customer that fitted.
+	chk, err := lazymask.Check(in, tour)
+	if errors.As(err, new(*lazymask.TourError)) || chk.Feasible || chk.Violation[5] <= 0 {
+		t.Errorf("least late tour %v: %v, feasible %v, violation at 5 %v", tour, err, chk.Feasible, chk.Violation[5])
 	}
 	dl, _, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPDL, N: 20, Hardness: "medium", Seed: 1}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := InsertionTour(dl[0], 20, 1); ok {
+	if tour, ok := InsertionTour(dl[0], 20, 1); ok || tour != nil {
 		t.Error("a tour was built for a TSPDL instance")
+	}
+}
+
+// TestUntilFeasible: from an infeasible start, Options.UntilFeasible ends
+// the search at its first feasible tour (the repair's local optimum, no
+// kick), where the same search without it goes on kicking.
+func TestUntilFeasible(t *testing.T) {
+	g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: "R2", N: 51, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for i := range 5 {
+		in, _ := g.Next()
+		start := OrderTour(in)
+		if c, _ := lazymask.Check(in, start); c.Feasible {
+			continue
+		}
+		opt := Options{Kicks: 50, Seed: 1}
+		all, err := ImproveFrom(in, [][]int{start}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.UntilFeasible = true
+		first, err := ImproveFrom(in, [][]int{start}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !all.Feasible || !first.Feasible {
+			continue // the repair alone did not reach a feasible tour
+		}
+		checked++
+		if first.Kicks != 0 || all.Kicks == 0 || first.Cost < all.Cost-1e-9 {
+			t.Errorf("instance %d: until feasible %d kicks, cost %v; without %d kicks, cost %v", i, first.Kicks, first.Cost, all.Kicks, all.Cost)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no instance had an infeasible urgency order that the repair made feasible")
 	}
 }

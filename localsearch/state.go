@@ -76,6 +76,7 @@ type state struct {
 	// Replay prefixes, bit-identical to lazymask.Check: time after
 	// position k, and excess (Σ max(0, v − Tol)) up to position k.
 	preTime, preExcess []float64
+	preLate            []int32 // visits with a violation up to position k
 	excess             float64
 }
 
@@ -107,6 +108,7 @@ func newState(inst *lazymask.Instance) *state {
 	}
 	s.preTime = make([]float64, n)
 	s.preExcess = make([]float64, n)
+	s.preLate = make([]int32, n)
 	if s.tsptw {
 		s.fwdSeg = make([]twSeg, n*n)
 		s.revSeg = make([]twSeg, n*n)
@@ -337,8 +339,10 @@ func (s *state) replayPrefix(lo, end int) {
 			load += in.Demand[cur]
 			v = max(0, load-in.Draft[cur])
 		}
+		s.preLate[k] = s.preLate[k-1]
 		if v > lazymask.Tol {
 			ex += v - lazymask.Tol
+			s.preLate[k]++
 		}
 		same = ex == s.preExcess[k]
 		s.preTime[k], s.preExcess[k] = t, ex
@@ -642,7 +646,10 @@ func (s *state) revInfeasible(i, j int) bool {
 // replay evaluates the tour the pieces describe exactly as lazymask.Check
 // does, reusing the current tour's prefix for the first piece, and returns
 // its excess violation Σ max(0, v − Tol) (zero exactly when feasible). It
-// stops early once the excess exceeds limit.
+// stops early once the excess exceeds limit, or (TSPTW) once the tour's
+// unchanged end is reached no earlier than before: the result is then the
+// old end's excess added (a lower bound above limit, or exact when reached
+// at the same time; apply replays the move exactly before taking it).
 func (s *state) replay(ps []piece, limit float64) float64 {
 	in := s.inst
 	head := ps[0].to
@@ -652,7 +659,13 @@ func (s *state) replay(ps []piece, limit float64) float64 {
 		load = s.load[head]
 	}
 	prev := s.tour[head]
-	for _, p := range ps[1:] {
+	for pi, p := range ps[1:] {
+		// An unchanged run (the old order, a new node before it) reached no
+		// earlier than before has at least its old excess: arrivals only
+		// grow with the departure. Reached at the same time, the end of the
+		// tour has exactly its old excess.
+		run := s.tsptw && !p.rev
+		tail := run && pi == len(ps)-2 && p.to == s.n-1
 		for q := 0; q <= p.to-p.from; q++ {
 			var cur int
 			if p.rev {
@@ -663,6 +676,30 @@ func (s *state) replay(ps []piece, limit float64) float64 {
 			var v float64
 			if s.tsptw {
 				arr := t + s.d(prev, cur)
+				if tail {
+					k := p.from + q
+					old := s.preTime[k-1] + s.d(s.tour[k-1], cur)
+					rest := s.preExcess[s.n-1] - s.preExcess[k-1]
+					if arr >= old {
+						if arr == old || ex+rest > limit {
+							return ex + rest
+						}
+					} else if lb := ex + rest - (old-arr)*float64(s.preLate[s.n-1]-s.preLate[k-1]); lb > limit {
+						// each late visit of the end gains at most old − arr
+						return lb
+					}
+				} else if run && q == 0 {
+					old := s.preTime[p.from-1] + s.d(s.tour[p.from-1], cur)
+					if arr >= old {
+						lb := ex + s.preExcess[p.to] - s.preExcess[p.from-1]
+						if rest := ps[1+pi+1:]; len(rest) == 1 && !rest[0].rev && rest[0].to == s.n-1 {
+							lb += s.endBound(p.to, rest[0].from)
+						}
+						if lb > limit {
+							return lb
+						}
+					}
+				}
 				v = math.Max(0, arr-in.Late[cur])
 				t = math.Max(arr, in.Early[cur]) + in.Service[cur]
 			} else {
@@ -679,6 +716,21 @@ func (s *state) replay(ps []piece, limit float64) float64 {
 		}
 	}
 	return ex
+}
+
+// endBound is a lower bound on the excess of the tour's unchanged end
+// (old positions x..n−1) when it follows old position p, whose departure
+// is no earlier than before: the end is reached no earlier than from p's
+// old departure, and each of its late visits gains at most what that
+// earliest arrival saves.
+func (s *state) endBound(p, x int) float64 {
+	arr := s.preTime[p] + s.d(s.tour[p], s.tour[x])
+	old := s.preTime[x-1] + s.d(s.tour[x-1], s.tour[x])
+	rest := s.preExcess[s.n-1] - s.preExcess[x-1]
+	if arr >= old {
+		return rest
+	}
+	return max(0, rest-(old-arr)*float64(s.preLate[s.n-1]-s.preLate[x-1]))
 }
 
 // build writes the tour the pieces describe into dst.

@@ -77,8 +77,18 @@ func TestStateAgreesWithReplay(t *testing.T) {
 					if got := st.cost + st.delta(m); math.Abs(got-want.Cost) > 1e-9 {
 						t.Fatalf("%v %+v: cost by delta %v, Check %v", prob, m, got, want.Cost)
 					}
-					if got, ex := st.replay(ps, math.Inf(1)), excessOf(want); math.Abs(got-ex) > 1e-12 {
+					ex := excessOf(want)
+					if got := st.replay(ps, math.Inf(1)); math.Abs(got-ex) > 1e-12 {
 						t.Fatalf("%v %+v: excess %v, Check %v", prob, m, got, ex)
+					}
+					// Under a limit (the scans pass the best excess so far)
+					// a result within it is exact, and one above it proves
+					// the true excess above it too (early exits and bounds).
+					for _, limit := range []float64{st.excess, ex / 2, ex, 2 * ex} {
+						got := st.replay(ps, limit)
+						if got <= limit && math.Abs(got-ex) > 1e-9 || got > limit && ex <= limit-1e-9 {
+							t.Fatalf("%v %+v on %v: replay under limit %v gave %v, Check %v", prob, m, tour, limit, got, ex)
+						}
 					}
 					return false
 				})

@@ -402,8 +402,9 @@ func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
 		// A tour built by insertion, where one fits, starts the search
 		// feasible: the repair of the urgency order is O(N³) per scan.
 		// ImproveFrom then drops the infeasible starts (keeping them to be
-		// repaired after it did worse: docs/experiments.md).
-		if t, ok := localsearch.InsertionTour(in, insertionTries, job.Seed); ok {
+		// repaired after it did worse: docs/experiments.md). Where none
+		// fits, the least late one is the start to repair first.
+		if t, _ := localsearch.InsertionTour(in, insertionTries, job.Seed); t != nil {
 			starts, from = append(starts, t), append(from, -1)
 			if o.MaxStarts > 0 {
 				o.MaxStarts++
