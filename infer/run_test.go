@@ -306,7 +306,11 @@ func TestRunImproveNoMerge(t *testing.T) {
 		})
 		if !feasible { // the urgency start, and the insertion's (solve.improveOne)
 			decoded = append(decoded, localsearch.OrderTour(in))
-			if t, _ := localsearch.InsertionTour(in, 20, 2025); t != nil {
+			t, ok := localsearch.InsertionTour(in, 20, 2025)
+			if g, grown := localsearch.GrowTour(in, 0, 2025); !ok && grown {
+				t = g
+			}
+			if t != nil {
 				decoded = append(decoded, t)
 			}
 		}

@@ -68,15 +68,19 @@ type FeasibleResult struct {
 // TSPTW of at most exactMaxN nodes: an exact search over the visited sets
 // (exactTW), which returns ErrNoFeasibleTour when no tour exists.
 //
-// Larger TSPTW: the construction phase of da Silva and Urrutia's GVNS. Starting
-// from the least late of starts, the customers sorted by window midpoint
-// or end, and InsertionTour, a first-improvement descent over 1-shift moves (one customer
-// moved elsewhere) minimises the total lateness; while the lateness is not
-// zero, the best tour is shaken by 1, 2, … Levels random 1-shift moves of
-// up to shakeReach positions and descended again, a better result
-// resetting the level to 1, until the time or shake limit. An instance that
-// stays late may still have a feasible tour: the result then has Feasible
-// false and no error.
+// Larger TSPTW: GrowTour (insertions into searched partial tours) for a
+// quarter of the time; where it fails, the construction phase of da Silva
+// and Urrutia's GVNS for an eighth: starting from the least late of starts,
+// the customers sorted by window midpoint or end, and InsertionTour, a
+// first-improvement descent over 1-shift moves (one customer moved
+// elsewhere) minimises the total lateness; while the lateness is not zero,
+// the best tour is shaken by 1, 2, … Levels random 1-shift moves of up to
+// shakeReach positions and descended again, a better result resetting the
+// level to 1. Where that ends late, ImproveFrom (the repair on the (excess,
+// cost) key, then kicks, until the first feasible tour) goes on from the
+// insertion tour for the rest of the time. With MaxShakes set only the
+// GVNS runs. An instance that stays late may still have a feasible tour:
+// the result then has Feasible false and no error.
 //
 // The result is always verified with lazymask.Check.
 func FindFeasible(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions) (FeasibleResult, error) {
@@ -127,10 +131,10 @@ func FindFeasible(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions) 
 	return res, nil
 }
 
-// searchLate runs the lateness search for an eighth of the time; where it
-// ends late, the local search (ImproveFrom: repair on the (excess, cost)
-// key, then kicks) goes on from InsertionTour's least late tour for the
-// rest. Why: the lateness descent moves one customer at a time and stalls
+// searchLate grows a tour (GrowTour) in a quarter of the time, and where
+// that fails runs the lateness search for an eighth of it; where that ends
+// late, the local search (ImproveFrom: repair on the (excess, cost) key,
+// then kicks) goes on from InsertionTour's least late tour for the rest. Why: the lateness descent moves one customer at a time and stalls
 // on tours too long for their horizon, and its tours are poor starts for
 // the repair; the repair of the insertion tour shortens it at equal
 // lateness, and its kicks found feasible tours under every seed tried where
@@ -140,6 +144,11 @@ func searchLate(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions, be
 	limit := opt.TimeLimit
 	if limit == 0 {
 		limit = DefaultFeasibleTime
+	}
+	if opt.MaxShakes == 0 {
+		if t, ok := GrowTour(inst, limit/4, opt.Seed); ok {
+			return t, 0, 0
+		}
 	}
 	first := opt
 	first.TimeLimit = limit / 8

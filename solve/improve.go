@@ -349,6 +349,12 @@ func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs 
 	})
 }
 
+// growTime is the time GrowTour may take of a search's limit: half of it,
+// or without one 0 (its kick budget: reproducible).
+func growTime(limit time.Duration) time.Duration {
+	return max(limit, 0) / 2
+}
+
 // insertionTries is how many insertion orders improveOne tries for an
 // instance without a feasible start (localsearch.InsertionTour).
 const insertionTries = 20
@@ -404,7 +410,20 @@ func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
 		// ImproveFrom then drops the infeasible starts (keeping them to be
 		// repaired after it did worse: docs/experiments.md). Where none
 		// fits, the least late one is the start to repair first.
-		if t, _ := localsearch.InsertionTour(in, insertionTries, job.Seed); t != nil {
+		t, ok := localsearch.InsertionTour(in, insertionTries, job.Seed)
+		if !ok && t != nil {
+			// Where no insertion fits every customer, growing a tour
+			// (insertions into searched partial tours) often does, in
+			// part of the search's time.
+			began := time.Now()
+			if g, ok := localsearch.GrowTour(in, growTime(o.TimeLimit), job.Seed); ok {
+				t = g
+			}
+			if o.TimeLimit > 0 {
+				o.TimeLimit = max(o.TimeLimit-time.Since(began), time.Millisecond)
+			}
+		}
+		if t != nil {
 			starts, from = append(starts, t), append(from, -1)
 			if o.MaxStarts > 0 {
 				o.MaxStarts++
