@@ -68,18 +68,18 @@ type FeasibleResult struct {
 // TSPTW of at most exactMaxN nodes: an exact search over the visited sets
 // (exactTW), which returns ErrNoFeasibleTour when no tour exists.
 //
-// Larger TSPTW: GrowTour (insertions into searched partial tours) for a
-// quarter of the time; where it fails, the construction phase of da Silva
-// and Urrutia's GVNS for an eighth: starting from the least late of starts,
+// Larger TSPTW: first the construction phase of da Silva and Urrutia's
+// GVNS, for an eighth of the time: starting from the least late of starts,
 // the customers sorted by window midpoint or end, and InsertionTour, a
 // first-improvement descent over 1-shift moves (one customer moved
 // elsewhere) minimises the total lateness; while the lateness is not zero,
 // the best tour is shaken by 1, 2, … Levels random 1-shift moves of up to
 // shakeReach positions and descended again, a better result resetting the
-// level to 1. Where that ends late, ImproveFrom (the repair on the (excess,
-// cost) key, then kicks, until the first feasible tour) goes on from the
-// insertion tour for the rest of the time. With MaxShakes set only the
-// GVNS runs. An instance that stays late may still have a feasible tour:
+// level to 1. Where that ends late, GrowTour (insertions into searched
+// partial tours) for a quarter of the time, and where that fails,
+// ImproveFrom (the repair on the (excess, cost) key, then kicks, until the
+// first feasible tour) from the insertion tour for the rest. With MaxShakes
+// set only the GVNS runs, for the whole time. An instance that stays late may still have a feasible tour:
 // the result then has Feasible false and no error.
 //
 // The result is always verified with lazymask.Check.
@@ -131,9 +131,9 @@ func FindFeasible(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions) 
 	return res, nil
 }
 
-// searchLate grows a tour (GrowTour) in a quarter of the time, and where
-// that fails runs the lateness search for an eighth of it; where that ends
-// late, the local search (ImproveFrom: repair on the (excess, cost) key,
+// searchLate runs the lateness search for an eighth of the time, and where
+// that ends late grows a tour (GrowTour) in a quarter of it; where that
+// fails, the local search (ImproveFrom: repair on the (excess, cost) key,
 // then kicks) goes on from InsertionTour's least late tour for the rest. Why: the lateness descent moves one customer at a time and stalls
 // on tours too long for their horizon, and its tours are poor starts for
 // the repair; the repair of the insertion tour shortens it at equal
@@ -145,17 +145,20 @@ func searchLate(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions, be
 	if limit == 0 {
 		limit = DefaultFeasibleTime
 	}
-	if opt.MaxShakes == 0 {
-		if t, ok := GrowTour(inst, limit/4, opt.Seed); ok {
-			return t, 0, 0
-		}
-	}
 	first := opt
-	first.TimeLimit = limit / 8
+	if opt.MaxShakes == 0 {
+		first.TimeLimit = limit / 8
+	}
 	tour, shakes, moves := newLateSearch(inst, first).run(starts)
-	left := limit - time.Since(began)
 	chk, _ := lazymask.Check(inst, tour)
-	if chk.Feasible || left <= 0 || opt.MaxShakes > 0 {
+	if chk.Feasible || opt.MaxShakes > 0 {
+		return tour, shakes, moves
+	}
+	if t, ok := GrowTour(inst, limit/4, opt.Seed); ok {
+		return t, shakes, moves
+	}
+	left := limit - time.Since(began)
+	if left <= 0 {
 		return tour, shakes, moves
 	}
 	start, _ := InsertionTour(inst, feasibleInsertionTries, opt.Seed)
