@@ -35,7 +35,7 @@ const (
 // freeing the stretch a window needs makes room there, where the repair of
 // a whole late tour took seconds of O(N³) scans; a 251-node stress
 // instance that no search made feasible in 30 s got its tour in about a
-// second (docs/experiments.md, "Postponed insertions").
+// second (docs/experiments.md, "Postponed insertions and grown tours").
 func GrowTour(inst *lazymask.Instance, limit time.Duration, seed uint64) ([]int, bool) {
 	if inst.Problem != lazymask.TSPTW || inst.N < 2 {
 		return nil, false
