@@ -134,12 +134,13 @@ func FindFeasible(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions) 
 // searchLate runs the lateness search for an eighth of the time, and where
 // that ends late grows a tour (GrowTour) in a quarter of it; where that
 // fails, the local search (ImproveFrom: repair on the (excess, cost) key,
-// then kicks) goes on from InsertionTour's least late tour for the rest. Why: the lateness descent moves one customer at a time and stalls
-// on tours too long for their horizon, and its tours are poor starts for
-// the repair; the repair of the insertion tour shortens it at equal
-// lateness, and its kicks found feasible tours under every seed tried where
-// the lateness search found none in 30 s (docs/experiments.md, "Postponed
-// insertions").
+// then kicks, until the first feasible tour) goes on from InsertionTour's
+// least late tour for the rest. Why this order: the lateness descent finds
+// tight-window tours in milliseconds but moves one customer at a time and
+// stalls on tours too long for their horizon; there a grown tour came in
+// about a second where the descent found none in 30 s; the repair is the
+// slowest and last (docs/experiments.md, "Postponed insertions and grown
+// tours").
 func searchLate(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions, began time.Time) ([]int, int, int) {
 	limit := opt.TimeLimit
 	if limit == 0 {
@@ -162,7 +163,8 @@ func searchLate(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions, be
 		return tour, shakes, moves
 	}
 	start, _ := InsertionTour(inst, feasibleInsertionTries, opt.Seed)
-	r, err := ImproveFrom(inst, [][]int{start}, Options{TimeLimit: left, Kicks: math.MaxInt32, Seed: opt.Seed, UntilFeasible: true})
+	o := Options{TimeLimit: left, Kicks: math.MaxInt32, Seed: opt.Seed, UntilFeasible: true}
+	r, err := ImproveFrom(inst, [][]int{start}, o)
 	if err == nil && r.Violation < chk.TotalViolation {
 		tour, moves = r.Tour, moves+r.Moves
 	}

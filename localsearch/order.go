@@ -47,7 +47,8 @@ var insertionPush = []float64{0, 1, 4}
 // try where a decoder found none (ImproveFrom's repair of the urgency order
 // costs O(N³) per scan, seconds at N = 250 on wide windows), and where none
 // fits, a start late only at its end, which the repair fixes far sooner
-// than the urgency order (docs/experiments.md, "Postponed insertions and grown tours").
+// than the urgency order (docs/experiments.md, "Postponed insertions and
+// grown tours").
 func InsertionTour(inst *lazymask.Instance, tries int, seed uint64) ([]int, bool) {
 	if inst.Problem != lazymask.TSPTW || inst.N < 2 {
 		return nil, false
