@@ -79,8 +79,9 @@ type FeasibleResult struct {
 // partial tours) for a quarter of the time, and where that fails,
 // ImproveFrom (the repair on the (excess, cost) key, then kicks, until the
 // first feasible tour) from the insertion tour for the rest. With MaxShakes
-// set only the GVNS runs, for the whole time. An instance that stays late may still have a feasible tour:
-// the result then has Feasible false and no error.
+// set only the GVNS runs, for the whole time. An instance that stays late
+// may still have a feasible tour: the result then has Feasible false and no
+// error.
 //
 // The result is always verified with lazymask.Check.
 func FindFeasible(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions) (FeasibleResult, error) {

@@ -76,8 +76,9 @@ func GrowTour(inst *lazymask.Instance, limit time.Duration, seed uint64) ([]int,
 		ins.reset(searched)
 		before := len(left)
 		if left = ins.postpone(left, nil, 0); len(left) == before {
-			// Stalled: the customers nearest each postponed one leave the
-			// tour, to be inserted after it.
+			// Stalled: around each postponed customer, the stretch of
+			// tour where its window opens and its nearest customers leave
+			// the tour, to be inserted after it.
 			clear(out)
 			k := growFree + round
 			for _, c := range left {
