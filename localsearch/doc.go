@@ -86,7 +86,8 @@
 // An infeasible start is repaired first by descending on (excess, cost)
 // lexicographically, where excess = Σ max(0, violation − Tol) is zero
 // exactly when the tour is feasible; repair moves are evaluated by replay
-// from the first changed position.
+// from the first changed position, stopped early where a run of the old
+// tour is reached no earlier than before (its old excess is a lower bound).
 //
 // ImproveFrom searches from several starting tours of one instance (the
 // eight tours a model decodes under the dihedral transforms, say) and
@@ -94,7 +95,9 @@
 // TSPTW-50 easy set, descending from all eight decoded tours lands at a
 // third of the gap that descending from the best one does. OrderTour gives
 // an urgency-ordered start for instances where no decoded tour is
-// feasible.
+// feasible, InsertionTour a cheapest-insertion one (the least late where
+// none fits), and GrowTour one grown by insertions into partial tours
+// searched for length; FindFeasible looks for any feasible tour.
 //
 //	res, err := localsearch.Improve(inst, tour, localsearch.Options{Kicks: 50, Seed: 1})
 //	// res.Tour, res.StartCost → res.Cost, res.Feasible, res.Check
