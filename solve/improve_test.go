@@ -321,9 +321,9 @@ func TestNeedsMore(t *testing.T) {
 }
 
 // TestImproveSecondPass: after a first pass, the second gives time only
-// to the jobs that qualify (needsMore), such as the 61-node ones cut by
-// the time, and not to the others (8-node searches that end by themselves); the second limits fit in the
-// time left for two workers, the call ends by the deadline, and no result
+// to the jobs that qualify (needsMore), such as the 61-node repairs cut by
+// the time, and not to the others (8-node searches that end by
+// themselves); the second limits fit in the time left for two workers, the call ends by the deadline, and no result
 // gets worse than the first pass's.
 func TestImproveSecondPass(t *testing.T) {
 	small, _, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPTW, N: 8, Hardness: datasets.Hard, Seed: 3}, 4)
@@ -337,12 +337,14 @@ func TestImproveSecondPass(t *testing.T) {
 	var jobs []Job
 	for i := range 4 {
 		jobs = append(jobs, Job{Inst: small[i], Starts: [][]int{localsearch.OrderTour(small[i])}, Seed: uint64(i)})
+		// the urgency order as the only start (no insertion or grown
+		// tour): its repair qualifies whatever the machine's speed
 		in, _ := g.Next()
-		jobs = append(jobs, Job{Inst: in, Seed: uint64(10 + i)})
+		jobs = append(jobs, Job{Inst: in, Starts: [][]int{localsearch.OrderTour(in)}, Seed: uint64(10 + i)})
 	}
 	const pass, workers = 150 * time.Millisecond, 2
 	start := time.Now()
-	opt := Options{Search: localsearch.Options{Kicks: UnboundedKicks, FinishDescent: true}, Urgency: true, Deadline: start.Add(4 * pass)}
+	opt := Options{Search: localsearch.Options{Kicks: UnboundedKicks, FinishDescent: true}, Deadline: start.Add(4 * pass)}
 	out, errs := make([]Result, len(jobs)), make([]error, len(jobs))
 	runPass(jobs, opt, start.Add(pass), workers, out, errs)
 	first := slices.Clone(out)
