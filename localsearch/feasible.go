@@ -151,7 +151,10 @@ func searchLate(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions, be
 	if opt.MaxShakes == 0 {
 		first.TimeLimit = limit / 8
 	}
-	tour, shakes, moves := newLateSearch(inst, first).run(starts)
+	start, _ := InsertionTour(inst, feasibleInsertionTries, opt.Seed)
+	ls := newLateSearch(inst, first)
+	ls.insertion = start // built once: the repair below starts from it too
+	tour, shakes, moves := ls.run(starts)
 	chk, _ := lazymask.Check(inst, tour)
 	if chk.Feasible || opt.MaxShakes > 0 {
 		return tour, shakes, moves
@@ -163,7 +166,6 @@ func searchLate(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions, be
 	if left <= 0 {
 		return tour, shakes, moves
 	}
-	start, _ := InsertionTour(inst, feasibleInsertionTries, opt.Seed)
 	o := Options{TimeLimit: left, Kicks: math.MaxInt32, Seed: opt.Seed, UntilFeasible: true}
 	r, err := ImproveFrom(inst, [][]int{start}, o)
 	if err == nil && r.Violation < chk.TotalViolation {
@@ -191,6 +193,8 @@ type lateSearch struct {
 	rng      *rand.Rand
 	moves    int
 	metric   bool // the travel times meet the triangle inequality
+	// insertion is InsertionTour's tour, where the caller built it already
+	insertion []int
 }
 
 func newLateSearch(inst *lazymask.Instance, opt FeasibleOptions) *lateSearch {
@@ -471,7 +475,11 @@ func (s *lateSearch) run(starts [][]int) ([]int, int, int) {
 	best := midOrder(s.inst)
 	bestLate := s.set(best)
 	more := [][]int{OrderTour(s.inst)}
-	if t, _ := InsertionTour(s.inst, feasibleInsertionTries, s.opt.Seed); t != nil {
+	t := s.insertion
+	if t == nil {
+		t, _ = InsertionTour(s.inst, feasibleInsertionTries, s.opt.Seed)
+	}
+	if t != nil {
 		more = append(more, t)
 	}
 	for _, st := range append(slices.Clone(starts), more...) {

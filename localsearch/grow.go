@@ -50,9 +50,7 @@ func GrowTour(inst *lazymask.Instance, limit time.Duration, seed uint64) ([]int,
 	for v := 1; v < n; v++ {
 		nodes = append(nodes, v)
 	}
-	slices.SortStableFunc(nodes, func(a, b int) int {
-		return cmp.Or(cmp.Compare(inst.Late[a], inst.Late[b]), cmp.Compare(inst.Early[a], inst.Early[b]))
-	})
+	sortByEnd(inst, nodes, inst.Late)
 	ins := newInserter(inst, d)
 	ins.reset([]int{0})
 	left := ins.postpone(nodes, nil, 0)

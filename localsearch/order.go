@@ -69,9 +69,7 @@ func InsertionTour(inst *lazymask.Instance, tries int, seed uint64) ([]int, bool
 				key[v] += rng.Float64() * 0.5 * (inst.Late[v] - inst.Early[v])
 			}
 		}
-		slices.SortStableFunc(nodes, func(a, b int) int {
-			return cmp.Or(cmp.Compare(key[a], key[b]), cmp.Compare(inst.Early[a], inst.Early[b]))
-		})
+		sortByEnd(inst, nodes, key)
 		skip := 0.0
 		if try > 0 {
 			skip = 0.2
@@ -91,4 +89,12 @@ func InsertionTour(inst *lazymask.Instance, tries int, seed uint64) ([]int, bool
 		}
 	}
 	return least, false
+}
+
+// sortByEnd orders nodes by key (a window end, maybe jittered), ties by
+// window start, then as given.
+func sortByEnd(inst *lazymask.Instance, nodes []int, key []float64) {
+	slices.SortStableFunc(nodes, func(a, b int) int {
+		return cmp.Or(cmp.Compare(key[a], key[b]), cmp.Compare(inst.Early[a], inst.Early[b]))
+	})
 }
