@@ -52,15 +52,17 @@ func pointer(scope *model.Scope, cfg features.Config, q, gk, gv, lk, mask, cand 
 	if cfg.CandWidth() > 0 {
 		w1 := param(cs, g, "w1", cfg.CandWidth(), features.CandHidden)
 		phi = addLast(Dot(cand, w1).General([]int{cand.Rank() - 1}, nil, []int{0}, nil), param(cs, g, "b1", features.CandHidden))
-		phi = Max(phi, ZerosLike(phi))
+		phi = relu(phi)
 	}
-	qh := Reshape(q, x, m, h, dh)
-	kh := Reshape(gk, x, n, h, dh)
-	vh := Reshape(gv, x, n, h, dh)
-	scores := Einsum("xmhc,xnhc->xhmn", qh, kh)
+	// Heads before positions: ONNX Runtime runs the per-head products
+	// faster on [X,h,·,c] operands than when the einsum moves the axes.
+	qh := TransposeAllDims(Reshape(q, x, m, h, dh), 0, 2, 1, 3)
+	kh := TransposeAllDims(Reshape(gk, x, n, h, dh), 0, 2, 1, 3)
+	vh := TransposeAllDims(Reshape(gv, x, n, h, dh), 0, 2, 1, 3)
+	scores := Einsum("xhmc,xhnc->xhmn", qh, kh)
 	if keys {
 		wk := Reshape(param(cs, g, "gk", features.CandHidden, d), features.CandHidden, h, dh)
-		qk := Einsum("xmhc,khc->xmhk", qh, wk)
+		qk := Einsum("xhmc,khc->xmhk", qh, wk)
 		scores = Add(scores, Einsum("xmhk,xmnk->xhmn", qk, phi))
 	}
 	scores = MulScalar(scores, 1/math.Sqrt(float64(dh)))
@@ -68,7 +70,7 @@ func pointer(scope *model.Scope, cfg features.Config, q, gk, gv, lk, mask, cand 
 	negative := Scalar(g, dtypes.Float32, MaskedLogit)
 	scores = Where(maskH, scores, BroadcastToDims(negative, x, h, m, n))
 	attn := Softmax(scores, -1)
-	glimpse := Einsum("xhmn,xnhc->xmhc", attn, vh)
+	glimpse := TransposeAllDims(Einsum("xhmn,xhnc->xhmc", attn, vh), 0, 2, 1, 3)
 	if keys {
 		wv := Reshape(param(cs, g, "gv", features.CandHidden, d), features.CandHidden, h, dh)
 		glimpse = Add(glimpse, Einsum("xmhk,khc->xmhc", Einsum("xhmn,xmnk->xmhk", attn, phi), wv))
