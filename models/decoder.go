@@ -54,11 +54,7 @@ func pointer(scope *model.Scope, cfg features.Config, q, gk, gv, lk, mask, cand 
 		phi = addLast(Dot(cand, w1).General([]int{cand.Rank() - 1}, nil, []int{0}, nil), param(cs, g, "b1", features.CandHidden))
 		phi = relu(phi)
 	}
-	// Heads before positions: ONNX Runtime runs the per-head products
-	// faster on [X,h,·,c] operands than when the einsum moves the axes.
-	qh := TransposeAllDims(Reshape(q, x, m, h, dh), 0, 2, 1, 3)
-	kh := TransposeAllDims(Reshape(gk, x, n, h, dh), 0, 2, 1, 3)
-	vh := TransposeAllDims(Reshape(gv, x, n, h, dh), 0, 2, 1, 3)
+	qh, kh, vh := headsFirst(q, h), headsFirst(gk, h), headsFirst(gv, h)
 	scores := Einsum("xhmc,xhnc->xhmn", qh, kh)
 	if keys {
 		wk := Reshape(param(cs, g, "gk", features.CandHidden, d), features.CandHidden, h, dh)

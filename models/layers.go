@@ -88,6 +88,14 @@ func relu(x *Node) *Node {
 	return Mul(x, StopGradient(ConvertDType(GreaterThan(x, ZerosLike(x)), x.DType())))
 }
 
+// headsFirst splits the last axis of y [B,N,d] into heads and returns
+// [B,heads,N,d/heads]: ONNX Runtime runs the per-head products faster on
+// such operands than when the einsum moves the axes itself.
+func headsFirst(y *Node, heads int) *Node {
+	dims := y.Shape().Dimensions
+	return TransposeAllDims(Reshape(y, dims[0], dims[1], heads, dims[2]/heads), 0, 2, 1, 3)
+}
+
 // addLast adds the vector v to x over x's last axis.
 func addLast(x, v *Node) *Node { return Add(x, ExpandLeftToRank(v, x.Rank())) }
 
@@ -112,11 +120,9 @@ func selfAttention(scope *model.Scope, x *Node, heads int) *Node {
 	dims := x.Shape().Dimensions
 	b, n, d := dims[0], dims[1], dims[2]
 	dh := d / heads
-	// Heads before positions, as in the decoder (pointer).
-	heads1st := func(y *Node) *Node { return TransposeAllDims(Reshape(y, b, n, heads, dh), 0, 2, 1, 3) }
-	q := heads1st(linear(scope.At("q"), x, d, true))
-	k := heads1st(linear(scope.At("k"), x, d, true))
-	v := heads1st(linear(scope.At("v"), x, d, true))
+	q := headsFirst(linear(scope.At("q"), x, d, true), heads)
+	k := headsFirst(linear(scope.At("k"), x, d, true), heads)
+	v := headsFirst(linear(scope.At("v"), x, d, true), heads)
 	scores := MulScalar(Einsum("bhqc,bhkc->bhqk", q, k), 1/math.Sqrt(float64(dh)))
 	attn := Softmax(scores, -1)
 	o := Reshape(TransposeAllDims(Einsum("bhqk,bhkc->bhqc", attn, v), 0, 2, 1, 3), b, n, d)
