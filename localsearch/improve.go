@@ -178,6 +178,8 @@ type search struct {
 	// ins and rel are ruinKick's inserter and related-customer lists.
 	ins *inserter
 	rel [][]int
+	// reach is scanRevPair's scratch space.
+	reach []int
 	// bridgeKicks counts the TSPTW bridge kicks and bridgesApplied the
 	// bridges they applied.
 	bridgeKicks, bridgesApplied int
@@ -500,6 +502,9 @@ func (se *search) descend() {
 			se.res.Stop = TimeBudget
 			return
 		}
+		if !ok && revPairs && se.st.tsptw && se.st.excess == 0 {
+			m, ok = se.scanRevPair()
+		}
 		if !ok {
 			se.res.Stop = LocalOptimum
 			return
@@ -610,7 +615,11 @@ func (se *search) apply(m move) {
 	clear(se.rejected)
 	se.lastPos = m.i - 1
 	se.res.Moves++
-	se.res.MovesByKind[m.kind]++
+	if m.kind < numKinds {
+		se.res.MovesByKind[m.kind]++
+	} else {
+		se.res.RevPairs++
+	}
 }
 
 // acceptDL lets a TSPDL kick start from the last kick's local optimum when

@@ -14,6 +14,7 @@ import (
 //	Swap:     exchange the nodes at positions i < j.
 //	bridge:   exchange the runs i..j−1 and j..k−1 (k is then a position,
 //	          not a length); kicks only.
+//	revPair:  reverse the runs i..j and j+1..k in place (k a position).
 type move struct {
 	kind MoveKind
 	i, j int
@@ -68,6 +69,11 @@ func (m move) pieces(n int, buf *[maxPieces]piece) []piece {
 		add(j, m.k-1, false)
 		add(i, j-1, false)
 		add(m.k, n-1, false)
+	case revPair:
+		add(0, i-1, false)
+		add(i, j, true)
+		add(j+1, m.k, true)
+		add(m.k+1, n-1, false)
 	}
 	return ps
 }

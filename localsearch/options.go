@@ -26,6 +26,9 @@ const (
 	// bridge exchanges two adjacent runs (a double bridge): kicks use it,
 	// scans do not.
 	bridge = numKinds
+	// revPair reverses two adjacent runs in place (the one pure 3-opt
+	// reconnection no other move reaches): scanned at local optima only.
+	revPair = numKinds + 1
 )
 
 // AllMoves lists every neighbourhood in the default scan order.
@@ -224,6 +227,9 @@ type Result struct {
 	// Merged counts merges of local optima (of the starts' descents and of
 	// the kicks') that improved the best tour.
 	Merged int
+	// RevPairs counts applied moves that reverse two adjacent runs (part
+	// of Moves, not of MovesByKind).
+	RevPairs int
 	// Restarts counts the TSPTW kick phase's restarts away from a best
 	// tour that stalled (search.restart).
 	Restarts int

@@ -377,6 +377,12 @@ func (s *state) delta(m move) float64 {
 		a, b, c, nx := t[i-1], t[i], t[j], s.next(j)
 		return s.d(a, c) + s.d(b, nx) - s.d(a, b) - s.d(c, nx) +
 			(s.bwdCost[j] - s.bwdCost[i]) - (s.fwdCost[j] - s.fwdCost[i])
+	case revPair:
+		k := m.k
+		a, b, c, e, f, w := t[i-1], t[i], t[j], t[j+1], t[k], s.next(k)
+		return s.d(a, c) + s.d(b, f) + s.d(e, w) - s.d(a, b) - s.d(c, e) - s.d(f, w) +
+			(s.bwdCost[j] - s.bwdCost[i]) - (s.fwdCost[j] - s.fwdCost[i]) +
+			(s.bwdCost[k] - s.bwdCost[j+1]) - (s.fwdCost[k] - s.fwdCost[j+1])
 	case Swap:
 		a, x, y, b := t[i-1], t[i], t[j], s.next(j)
 		if j == i+1 {

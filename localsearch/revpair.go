@@ -1,0 +1,75 @@
+package localsearch
+
+// revPairs enables scanRevPair (tests turn it off to compare).
+var revPairs = true
+
+// revPairRun bounds each run a revPair move reverses. Why 8: the stuck
+// local optima that such a move leaves (Gendreau n80w140.003: two runs of
+// 5 and 3 nodes) need short runs, and the scan costs O(N·L²).
+const revPairRun = 8
+
+// scanRevPair looks, at a feasible TSPTW local optimum of the scanned
+// neighbourhoods, for the first move that reverses two adjacent runs
+// i..j and j+1..k in place and shortens the tour. Why: of the pure 3-opt
+// reconnections it is the one no 2-opt, or-opt, swap or double bridge
+// reaches in one step, and each of its two reversals alone can break a
+// window or lengthen the tour (docs/experiments.md, "Two reversals at
+// once"). A reversal infeasible in any context ends its run's growth.
+func (se *search) scanRevPair() (move, bool) {
+	st := se.st
+	n := st.n
+	// reach[p]: the last position q (at most revPairRun−1 after p)
+	// such that p..q reversed has no time warp of its own; a longer run
+	// from p inherits the warp. Built by prepending nodes, O(N·L).
+	reach := se.reach[:0]
+	for p := 0; p < n; p++ {
+		q := p
+		if p >= 1 {
+			seg := st.nodes[st.tour[p]]
+			for q+1 < n && q+1-p < revPairRun {
+				v := st.tour[q+1]
+				next := concat(st.nodes[v], seg, st.d(v, seg.first))
+				if next.warp > 0 {
+					break
+				}
+				seg = next
+				q++
+			}
+		}
+		reach = append(reach, q)
+	}
+	se.reach = reach
+	evals := 0
+	t, nx, edge, fc, bc := st.tour, st.nxt, st.edge, st.fwdCost, st.bwdCost
+	for i := max(1, se.opt.Fixed); i < n-1; i++ {
+		a, b := t[i-1], t[i]
+		rowA, rowB := st.dist[a*n:a*n+n], st.dist[b*n:b*n+n]
+		for j := i; j <= min(reach[i], n-2); j++ {
+			// The length change splits into the first run's part (edges
+			// a→c for a→b and c→e, its reversal) and the second's.
+			c, e := t[j], t[j+1]
+			rowE := st.dist[e*n : e*n+n]
+			first := rowA[c] - edge[i-1] - edge[j] + (bc[j] - bc[i]) - (fc[j] - fc[i])
+			for k := j + 1; k <= reach[j+1]; k++ {
+				evals++
+				d := first + rowB[t[k]] + rowE[nx[k]] - edge[k] + (bc[k] - bc[j+1]) - (fc[k] - fc[j+1])
+				if d >= -costEps {
+					continue
+				}
+				m := move{kind: revPair, i: i, j: j, k: k}
+				if len(se.rejected) > 0 && se.rejected[m] {
+					continue
+				}
+				if st.feasible(m.pieces(n, &se.buf)) {
+					se.res.Evaluations += evals
+					return m, true
+				}
+			}
+		}
+		if evals > 1<<14 && se.pastDeadline() {
+			break
+		}
+	}
+	se.res.Evaluations += evals
+	return move{}, false
+}
