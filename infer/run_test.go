@@ -273,7 +273,7 @@ func TestRunImproveStarts(t *testing.T) {
 // changes the tours of some instances; the stats sum ImproveFrom's.
 func TestRunImproveNoMerge(t *testing.T) {
 	needRuntime(t)
-	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Medium, 30, 16)
+	data, _, insts := fixture(t, lazymask.TSPTW, datasets.Medium, 50, 16) // at 30 nodes both searches now end at the same tours
 	solveWith := func(noMerge bool) ([]datasets.Solution, Summary) {
 		return run(t, options(t, tinyTSPTW, data, func(o *Options) {
 			o.Decode.Budget, o.PaperBudget, o.Improve, o.AllTours, o.Engine.Workers = 100, false, true, true, 1
