@@ -40,23 +40,14 @@ func (se *search) scanRevPair() (move, bool) {
 	}
 	se.reach = reach
 	evals := 0
-	t, nx, edge, fc, bc := st.tour, st.nxt, st.edge, st.fwdCost, st.bwdCost
 	for i := max(1, se.opt.Fixed); i < n-1; i++ {
-		a, b := t[i-1], t[i]
-		rowA, rowB := st.dist[a*n:a*n+n], st.dist[b*n:b*n+n]
 		for j := i; j <= min(reach[i], n-2); j++ {
-			// The length change splits into the first run's part (edges
-			// a→c for a→b and c→e, its reversal) and the second's.
-			c, e := t[j], t[j+1]
-			rowE := st.dist[e*n : e*n+n]
-			first := rowA[c] - edge[i-1] - edge[j] + (bc[j] - bc[i]) - (fc[j] - fc[i])
 			for k := j + 1; k <= reach[j+1]; k++ {
 				evals++
-				d := first + rowB[t[k]] + rowE[nx[k]] - edge[k] + (bc[k] - bc[j+1]) - (fc[k] - fc[j+1])
-				if d >= -costEps {
+				m := move{kind: revPair, i: i, j: j, k: k}
+				if st.delta(m) >= -costEps {
 					continue
 				}
-				m := move{kind: revPair, i: i, j: j, k: k}
 				if len(se.rejected) > 0 && se.rejected[m] {
 					continue
 				}
