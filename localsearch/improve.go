@@ -234,6 +234,9 @@ func (se *search) pastDeadline() bool {
 	if !se.kicking && (se.repairAll && !se.repaired || se.opt.FinishDescent && se.res.Starts == 0) {
 		return false
 	}
+	if se.kicking && se.opt.MinKicks > 0 && se.res.Kicks <= min(se.opt.MinKicks, se.opt.Kicks) {
+		return false // the floor: kick MinKicks descends to its end
+	}
 	se.timeUp = true
 	return true
 }

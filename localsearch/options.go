@@ -117,6 +117,13 @@ type Options struct {
 	// The kicks end early when three kicks in a row find no feasible
 	// perturbation.
 	Kicks int
+	// MinKicks keeps TimeLimit from ending the kicks before MinKicks of
+	// them (at most Kicks) have run to their local optima, once the
+	// starts have descended within the limit. Why: a time share of a few
+	// milliseconds can end a small instance's search after a handful of
+	// kicks, where its last gain needs ten or twenty (docs/experiments.md,
+	// "A floor of kicks").
+	MinKicks int
 	// MaxStarts bounds how many starting tours ImproveFrom searches (the
 	// best ones); 0 means all.
 	MaxStarts int

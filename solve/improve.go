@@ -37,8 +37,9 @@ type Options struct {
 	// Deadline, when not zero, bounds the whole call in two passes: each
 	// instance, as a worker takes it, gets its part (by Weight) of the
 	// first FirstPass of the time left for the instances not yet started
-	// (ShareOf), then the instances that need more (needsMore) share the
-	// rest the same way, resumed from their best tours. WithShare sets it.
+	// (ShareOf), then the instances the time cut (needsMore) share the
+	// rest the same way, resumed from their best tours with the next
+	// seed. WithShare sets it.
 	Deadline time.Time
 	// Urgency adds localsearch.OrderTour (customers by window end or
 	// draft limit) as a start where no given start is feasible, on top of
@@ -244,9 +245,10 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 	} else {
 		// Two passes within the deadline: every job gets its part (by
 		// Weight) of the first FirstPass of the time, then the time left
-		// goes to the jobs that still need it (needsMore), resumed from
-		// their best tours, so that a stuck instance gets the time the
-		// easy ones did not use.
+		// goes to the jobs the time cut (needsMore), resumed from their
+		// best tours with the next seed: a second, independent draw of
+		// kicks, plus the time the searches that ended by themselves did
+		// not use.
 		now := time.Now()
 		mid := now.Add(time.Duration(FirstPass * float64(opt.Deadline.Sub(now))))
 		runPass(jobs, opt, mid, workers, out, errs)
@@ -295,17 +297,15 @@ func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Res
 	})
 }
 
-// needsMore says whether a first pass's result deserves more time: its
-// search was cut by the time limit (not ended by itself) and either its
-// descents never reached a local optimum (no kick), its tour is still
-// infeasible or a repair, or its last improving kick came in the second
-// half of its kicks.
+// needsMore says whether a first pass's result gets a part of the second
+// pass: its search was cut by the time limit (not ended by itself). Why
+// every such search, not only those still improving late: a stuck
+// instance's kicks to its optimum are heavy-tailed, and which instance is
+// stuck does not show (the late improvers qualified before and gained
+// nothing, while Gendreau n40w160.003, 34 kicks from its optimum, got
+// none: docs/experiments.md, "The second pass for every cut search").
 func needsMore(r *Result) bool {
-	s := &r.Search
-	if !r.Searched || s.Stop != localsearch.TimeBudget {
-		return false
-	}
-	return s.Kicks == 0 || !r.Final.Feasible || s.Repaired || 2*s.LastAccepted > s.Kicks
+	return r.Searched && r.Search.Stop == localsearch.TimeBudget
 }
 
 // resume searches the jobs of idx again from their best tours, sharing the

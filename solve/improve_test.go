@@ -292,9 +292,8 @@ func TestForEach(t *testing.T) {
 	ForEach(0, 2, func(int) { t.Fatal("called for n = 0") })
 }
 
-// TestNeedsMore: only a search cut by its time limit qualifies for the
-// second pass, and then only when it never kicked, is infeasible or a
-// repair, or last improved in the second half of its kicks.
+// TestNeedsMore: every search cut by its time limit qualifies for the
+// second pass, whatever its kicks gained; one that ended by itself does not.
 func TestNeedsMore(t *testing.T) {
 	feasible := lazymask.Verdict{Feasible: true}
 	res := func(stop localsearch.StopReason, kicks, last int, final lazymask.Verdict, repaired bool) *Result {
@@ -307,8 +306,9 @@ func TestNeedsMore(t *testing.T) {
 	}{
 		{"not searched", &Result{}, false},
 		{"ended by itself", res(localsearch.LocalOptimum, 0, 0, lazymask.Verdict{}, true), false},
-		{"stalled", res(localsearch.TimeBudget, 100, 40, feasible, false), false},
-		{"never improved by a kick", res(localsearch.TimeBudget, 100, 0, feasible, false), false},
+		{"stalled", res(localsearch.TimeBudget, 100, 40, feasible, false), true},
+		{"never improved by a kick", res(localsearch.TimeBudget, 100, 0, feasible, false), true},
+		{"ended by its move budget", res(localsearch.MoveBudget, 100, 0, feasible, false), false},
 		{"still improving", res(localsearch.TimeBudget, 100, 51, feasible, false), true},
 		{"descents cut", res(localsearch.TimeBudget, 0, 0, feasible, false), true},
 		{"infeasible", res(localsearch.TimeBudget, 100, 10, lazymask.Verdict{}, false), true},
