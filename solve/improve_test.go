@@ -393,10 +393,16 @@ func TestImproveSecondPass(t *testing.T) {
 		if st.Elapsed != r.Elapsed() || r.Resumed > 0 && r.Elapsed() <= first[i].Search.Elapsed {
 			t.Errorf("job %d: Elapsed %v, Stats %v, first pass %v", i, r.Elapsed(), st.Elapsed, first[i].Search.Elapsed)
 		}
-		extra += r.Resumed
+		if r.Resumed > 0 {
+			// The time the second search used, not its limit: a search that
+			// ends early hands its unused time to the ones after it, so the
+			// limits may sum to more than the time left.
+			extra += r.Elapsed() - first[i].Search.Elapsed
+		}
 	}
-	if extra > workers*left {
-		t.Errorf("second searches sum to %v, more than %d workers × the %v left", extra, workers, left)
+	// Each search may overrun its limit by the scan in progress.
+	if slack := time.Duration(len(more)) * 5 * time.Millisecond; extra > workers*left+slack {
+		t.Errorf("second searches used %v, more than %d workers × the %v left (+%v)", extra, workers, left, slack)
 	}
 	if took > 4*pass+100*time.Millisecond {
 		t.Errorf("the two passes took %v under a %v deadline", took, 4*pass)
