@@ -331,7 +331,8 @@ func (se *search) run(starts [][]int) []int {
 			}
 		}
 		st.set(cur)
-		if bestKey.excess == 0 && !se.perturb() {
+		warp := warpKicks && st.tsptw && stall >= warpAfter
+		if bestKey.excess == 0 && !se.perturb(warp) {
 			// No feasible perturbation in many random tries (bridges,
 			// nearby moves, ruin and recreate): the tour is too tight to
 			// move (a random kick would only be repaired back at great
@@ -428,8 +429,9 @@ const kickGiveUp = 3
 // fit the tour before ruin and recreate may take over.
 const bridgeProbe = 3
 
-// perturb applies one kick to the current feasible tour. TSPTW kicks are
-// double bridges while those fit (at least 30% of the kick's kickMovesTW
+// perturb applies one kick to the current feasible tour: a warp kick when
+// warp is set and one applies (warpKick), else for TSPTW double bridges
+// while those fit (at least 30% of the kick's kickMovesTW
 // bridges found feasible, on average, over the kicks so far) and ruin and
 // recreate otherwise, each falling back to the other. Why: bridges win on
 // the paper's distributions, where most of them fit; on tours pinned by
@@ -437,9 +439,12 @@ const bridgeProbe = 3
 // kicks and the search stays stuck however many kicks it makes, where
 // ruin and recreate moves customers across the whole tour
 // (docs/experiments.md, "Where the search stalled").
-func (se *search) perturb() bool {
+func (se *search) perturb(warp bool) bool {
 	if !se.st.tsptw {
 		return se.feasibleKick()
+	}
+	if warp {
+		return se.warpKick() || se.feasibleKick()
 	}
 	if se.bridgeKicks >= bridgeProbe && 10*se.bridgesApplied < 3*se.bridgeKicks*kickMovesTW {
 		return se.ruinKick() || se.feasibleKick()

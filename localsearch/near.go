@@ -131,6 +131,9 @@ func (sc *scanner) scanNear(kinds []MoveKind, offset int, f func(move) bool) boo
 	}
 	for a := 0; a < n; a++ {
 		x := (a + offset) % n
+		if sc.anchorHi > 0 && (x < sc.anchorLo || x > sc.anchorHi) {
+			continue
+		}
 		for _, kind := range kinds {
 			if sc.nearAt(kind, x, f) {
 				return true
@@ -157,7 +160,7 @@ func (sc *scanner) nearAt(kind MoveKind, x int, f func(move) bool) bool {
 		// t[x+1].
 		if x+1 <= n-2 {
 			b := t[x+1]
-			r := d[v*n+b] + nearSlack
+			r := d[v*n+b] + nearSlack + sc.allow
 			for _, c := range nl.out(v) {
 				if d[v*n+int(c)] >= r {
 					break
@@ -173,7 +176,7 @@ func (sc *scanner) nearAt(kind MoveKind, x int, f func(move) bool) bool {
 		// i..j, j = x−1, for b = t[i] closer to e than t[j].
 		j := jBefore
 		if j >= 2 {
-			r := d[v*n+t[j]] + nearSlack
+			r := d[v*n+t[j]] + nearSlack + sc.allow
 			for _, b := range nl.in(v) {
 				if d[v*n+int(b)] >= r {
 					break
@@ -191,7 +194,7 @@ func (sc *scanner) nearAt(kind MoveKind, x int, f func(move) bool) bool {
 		}
 		// From a = pred(v), the edge a→w; from b = succ(v), w→b.
 		for side, end := range [2]int{t[x-1], st.next(x)} {
-			r := d[end*n+v] + nearSlack
+			r := d[end*n+v] + nearSlack + sc.allow
 			list := nl.out(end)
 			if side == 1 {
 				list = nl.in(end)
@@ -236,7 +239,7 @@ func (sc *scanner) nearSegment(kind MoveKind, x, kLo, kHi, jBefore int, f func(m
 			e := i + k - 1
 			q := st.next(e)
 			g := dp + d[t[e]*n+q] - d[p*n+q]
-			r := max(g, dp) + nearSlack
+			r := max(g, dp) + nearSlack + sc.allow
 			for _, u := range nl.in(v) {
 				if d[v*n+int(u)] >= r {
 					break
@@ -282,7 +285,7 @@ func (sc *scanner) nearSegment(kind MoveKind, x, kLo, kHi, jBefore int, f func(m
 func (sc *scanner) nearEnds(list []int32, v, j int, radius float64, kind MoveKind, kLo, kHi int, rev bool, f func(move) bool) bool {
 	st := sc.st
 	n, d := st.n, st.dist
-	r := radius + nearSlack
+	r := radius + nearSlack + sc.allow
 	for _, z := range list {
 		if d[v*n+int(z)] >= r {
 			break

@@ -109,6 +109,13 @@ type scanner struct {
 	st       *state
 	need     float64
 	filtered int
+	// allow widens every neighbour-list radius (scanNear) so that the
+	// scan also offers the moves that lengthen the tour by up to about
+	// twice it (the warp descents' gains from time warp).
+	allow float64
+	// anchorLo..anchorHi, when anchorHi > 0, are the only anchor
+	// positions scanNear visits (the warp descents' window).
+	anchorLo, anchorHi int
 	// expired, when set, is asked every 1024 filtered moves (which the
 	// visitor, and its own deadline check, never sees); true stops the scan.
 	expired func() bool

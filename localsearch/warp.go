@@ -1,0 +1,173 @@
+package localsearch
+
+// Warp kicks. A TSPTW basin's walls are time windows: the tour a stalled
+// search needs often differs from its best by a change each part of which
+// alone breaks a window (Gendreau n60w200.001: a reversed run of seven
+// plus relocations), and the feasible bridge kicks land on it with about a
+// 1% chance each. A warp kick crosses the wall instead: unchecked double
+// bridges until one breaks a window, then descents on length + weight ×
+// time warp (the lateness of the time-warp run data), the weight raised
+// tenfold at each local optimum until no warp is left (docs/experiments.md,
+// "Warp kicks").
+const (
+	// warpAfter is how many kicks in a row without a gain a TSPTW search
+	// makes before its kicks become warp kicks: the bridge kicks gain more
+	// per second until they stall (the paper's TSPTW-50 easy lost 0.04
+	// points with 20, 0.03–0.2 with warp kicks from the start).
+	warpAfter = 30
+	// warpBridges is how many unchecked bridges a warp kick applies at
+	// least, kickMovesTW at most (it stops at the first that breaks a
+	// window).
+	warpBridges = 1
+	// warpWeight is the first weight of a unit of time warp against a unit
+	// of length (0.1 went so far into lateness that a kick cost ten times
+	// more; 3 crossed fewer walls), warpWeightMax the last before the kick
+	// is undone, warpStep the factor between them.
+	warpWeight    = 1.0
+	warpWeightMax = 1e4
+	warpStep      = 10.0
+	// warpReach caps how much longer than the edge it replaces an added
+	// edge of a warp descent's candidate may be, in mean tour edges.
+	warpReach = 1.0
+	// warpWindow is how far (in positions) around the bridges a warp
+	// descent anchors its moves: at n = 250 whole-tour scans made a warp
+	// kick a hundred times a bridge kick's cost, 8 positions five times.
+	warpWindow = 8
+)
+
+// warpKicks enables warp kicks (tests turn it off to compare).
+var warpKicks = true
+
+// warpOf returns the total time warp of the tour that the pieces describe.
+func (s *state) warpOf(ps []piece) float64 {
+	var seg twSeg
+	for k, p := range ps {
+		var q twSeg
+		switch {
+		case p.rev:
+			q = s.rseg(p.from, p.to)
+		case p.to == s.n-1:
+			q = s.suffix[p.from]
+		default:
+			q = s.fseg(p.from, p.to)
+		}
+		if k == 0 {
+			seg = q
+		} else {
+			seg = concat(seg, q, s.d(seg.last, q.first))
+		}
+	}
+	return seg.warp
+}
+
+// warpKick perturbs the current feasible TSPTW tour by random double
+// bridges, whatever their windows, until one leaves time warp (at least
+// warpBridges, at most kickMovesTW), and descends on length + weight × warp
+// from warpWeight up to warpWeightMax. It leaves the state at a tour with
+// no warp (feasible) and reports true, or restores the tour and reports
+// false when no bridge fitted the tour or the warp stayed (the repair of
+// the descent that follows would cost O(n³) a scan).
+func (se *search) warpKick() bool {
+	st := se.st
+	n := st.n
+	fixed := max(se.opt.Fixed, 1)
+	if n-fixed < 3 {
+		return false
+	}
+	copy(se.old, st.tour)
+	applied := 0
+	lo, hi := n, 0 // the positions the bridges changed
+	for try := 0; try < kickTries && applied < kickMovesTW && (applied < warpBridges || st.suffix[0].warp == 0); try++ {
+		i := fixed + se.rng.IntN(n-fixed-1)
+		j := i + 1 + se.rng.IntN(kickBridge)
+		k := j + 1 + se.rng.IntN(kickBridge)
+		if k > n {
+			continue
+		}
+		se.scratch = st.build(move{kind: bridge, i: i, j: j, k: k}.pieces(n, &se.buf), se.scratch)
+		st.update(se.scratch, false)
+		applied++
+		lo, hi = min(lo, i), max(hi, k-1)
+	}
+	if applied == 0 {
+		return false
+	}
+	lo, hi = max(lo-warpWindow, 0), min(hi+warpWindow, n-1)
+	for w := warpWeight; st.suffix[0].warp > 0 && w <= warpWeightMax && !se.timeUp; w *= warpStep {
+		se.warpDescend(w, lo, hi)
+	}
+	if st.suffix[0].warp > 0 || st.excess > 0 {
+		st.update(se.old, false)
+		return false
+	}
+	return true
+}
+
+// warpDescend applies first-improving moves on length + w × time warp
+// until none is left or the time is up: through the neighbour lists
+// (anchored at positions lo..hi, radii widened by up to warpReach mean
+// edges) where the matrix is symmetric, else full scans.
+func (se *search) warpDescend(w float64, lo, hi int) {
+	st, sc := se.st, &se.sc
+	for !se.budgetHit() {
+		warp0 := st.suffix[0].warp
+		f0 := st.cost + w*warp0
+		// No move gains more than the whole warp's weight: the scanner's
+		// cost filter skips the moves that lengthen the tour by more.
+		need := w*warp0 - costEps
+		var best move
+		found := false
+		evals := 0
+		sc.prune, sc.insBlocked, sc.swapBlocked, sc.infeasible = nil, nil, nil, false
+		sc.st, sc.need, sc.filtered = st, need, 0
+		visit := func(m move) bool {
+			if m.lowest() < se.opt.Fixed {
+				return false
+			}
+			evals++
+			if evals&1023 == 0 && se.pastDeadline() {
+				return true
+			}
+			dc := st.delta(m)
+			if dc >= need {
+				return false
+			}
+			// Nor more than the warp outside its unchanged prefix and
+			// suffix (a concatenation's warp is at least its parts').
+			ps := m.pieces(st.n, &se.buf)
+			kept := 0.0
+			if p := ps[0]; !p.rev && p.from == 0 && p.to > 0 {
+				kept = st.fseg(0, p.to).warp
+			}
+			if p := ps[len(ps)-1]; !p.rev && p.to == st.n-1 && len(ps) > 1 {
+				kept += st.suffix[p.from].warp
+			}
+			if dc >= w*(warp0-kept)-costEps {
+				return false
+			}
+			if st.cost+dc+w*st.warpOf(ps) < f0-costEps {
+				best, found = m, true
+				return true
+			}
+			return false
+		}
+		if st.nearOK && useNear {
+			// A move that gains at most need in length has an added edge
+			// at most need/2 longer than the one it replaces (the gain
+			// criterion of near.go with each pair's bound lowered).
+			sc.allow = min(max(need, 0)/2, warpReach*st.cost/float64(st.n))
+			sc.anchorLo, sc.anchorHi = lo, hi
+			sc.scanNear(se.kinds, se.rng.IntN(st.n-1), visit)
+			sc.allow, sc.anchorLo, sc.anchorHi = 0, 0, 0
+		} else {
+			sc.scan(se.kinds, se.rng.IntN(st.n-1), visit)
+		}
+		se.res.Evaluations += evals + sc.filtered
+		if !found || se.timeUp {
+			return
+		}
+		se.scratch = st.build(best.pieces(st.n, &se.buf), se.scratch)
+		st.update(se.scratch, false)
+		se.res.Moves++
+	}
+}

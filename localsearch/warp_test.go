@@ -1,0 +1,107 @@
+package localsearch
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/testenv"
+	"github.com/lmask/lmask/lazymask"
+)
+
+// timeWarp replays tour as the time-warp form does: a late arrival is
+// counted and the schedule goes on from the window's end.
+func timeWarp(in *lazymask.Instance, tour []int) float64 {
+	t, warp := 0.0, 0.0
+	for k := 1; k < len(tour); k++ {
+		v := tour[k]
+		arr := t + in.D(tour[k-1], v)
+		if late := in.Late[v] + lazymask.Tol; arr > late {
+			warp += arr - late
+			arr = late
+		}
+		t = max(arr, in.Early[v]) + in.Service[v]
+	}
+	return warp
+}
+
+// TestWarpOfMatchesReplay: the warp that warpOf finds from the run tables
+// for every move of random infeasible tours is the replayed warp of the
+// tour the move builds.
+func TestWarpOfMatchesReplay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 6 {
+		in, _ := randTSPTW(rng, 12+trial, distKind(trial%2), 0.3)
+		tour := perm(rng, in.N)
+		st := newState(in)
+		st.set(tour)
+		sc := scanner{n: in.N, maxSeg: 3, need: math.Inf(1)}
+		var buf [maxPieces]piece
+		checked := 0
+		sc.scan(AllMoves, 0, func(m move) bool {
+			ps := m.pieces(in.N, &buf)
+			got := st.warpOf(ps)
+			want := timeWarp(in, st.build(ps, nil))
+			if math.Abs(got-want) > 1e-9*max(1, want) {
+				t.Fatalf("trial %d, move %+v: warpOf %.12g, replay %.12g", trial, m, got, want)
+			}
+			checked++
+			return false
+		})
+		if checked == 0 || timeWarp(in, tour) == 0 {
+			t.Fatalf("trial %d: %d moves, start warp %g", trial, checked, timeWarp(in, tour))
+		}
+	}
+}
+
+// TestWarpKicksLeaveWindowBasin: on Gendreau n40w200.005 the bridge kicks
+// stay at 300 (the optimum is 296) from the insertion start in every seed,
+// since each part of the change that shortens the tour breaks a window;
+// the warp kicks reach 296, and every result is feasible.
+func TestWarpKicksLeaveWindowBasin(t *testing.T) {
+	dir := testenv.SharedFile(t, "benchmarks", "tsptw-gendreau")
+	bm, err := datasets.ImportBenchmark(dir, "", datasets.BenchmarkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in *lazymask.Instance
+	for _, x := range bm.Dataset.Instances {
+		if x.Name == "n40w200.005" {
+			in = x
+		}
+	}
+	if in == nil {
+		t.Fatal("n40w200.005 not imported")
+	}
+	start, ok := InsertionTour(in, 20, 1)
+	if !ok {
+		t.Fatal("no insertion tour")
+	}
+	run := func(on bool) []float64 {
+		defer func(old bool) { warpKicks = old }(warpKicks)
+		warpKicks = on
+		var out []float64
+		for seed := range uint64(4) {
+			r, err := Improve(in, start, Options{Kicks: 200, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Feasible {
+				t.Fatalf("seed %d: infeasible result", seed)
+			}
+			out = append(out, math.Round(r.Cost*in.Scale))
+		}
+		return out
+	}
+	off, on := run(false), run(true)
+	t.Logf("bridge kicks %v, warp kicks %v", off, on)
+	for seed := range off {
+		if off[seed] <= 296 {
+			t.Errorf("seed %d: the bridge kicks reached %v: the test no longer shows the wall", seed, off[seed])
+		}
+		if on[seed] != 296 {
+			t.Errorf("seed %d: warp kicks ended at %v, the optimum is 296", seed, on[seed])
+		}
+	}
+}
