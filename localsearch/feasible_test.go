@@ -13,12 +13,22 @@ import (
 
 // lateness recomputes Σ max(0, arrival − late − Tol) of a tour by a plain
 // replay, independently of the search's tables.
-func lateness(in *lazymask.Instance, tour []int) float64 {
+func lateness(in *lazymask.Instance, tour []int) float64 { return replayLate(in, tour, false) }
+
+// replayLate sums the late arrivals' excess over late + Tol; with warp the
+// schedule goes on from the window's end after each (the time-warp form),
+// without it from the late arrival (as lazymask.Check replays).
+func replayLate(in *lazymask.Instance, tour []int, warp bool) float64 {
 	t, sum := 0.0, 0.0
 	for k := 1; k < len(tour); k++ {
 		v := tour[k]
 		arr := t + in.D(tour[k-1], v)
-		sum += max(0, arr-in.Late[v]-lazymask.Tol)
+		if late := in.Late[v] + lazymask.Tol; arr > late {
+			sum += arr - late
+			if warp {
+				arr = late
+			}
+		}
 		t = math.Max(arr, in.Early[v]) + in.Service[v]
 	}
 	return sum

@@ -414,20 +414,7 @@ func (s *state) feasible(ps []piece) bool {
 	if s.tsptw {
 		var seg twSeg
 		for k, p := range ps {
-			var ps twSeg
-			switch {
-			case p.rev:
-				ps = s.rseg(p.from, p.to)
-			case p.to == s.n-1:
-				ps = s.suffix[p.from]
-			default:
-				ps = s.fseg(p.from, p.to)
-			}
-			if k == 0 {
-				seg = ps
-			} else {
-				seg = concat(seg, ps, s.d(seg.last, ps.first))
-			}
+			seg = s.join(seg, k, p)
 			if seg.warp > 0 {
 				return false
 			}
@@ -446,6 +433,24 @@ func (s *state) feasible(ps []piece) bool {
 		shift += s.load[p.to] - s.load[lo-1]
 	}
 	return true
+}
+
+// join appends piece p, the k-th of a tour's pieces, to seg, the data of
+// the pieces before it (TSPTW).
+func (s *state) join(seg twSeg, k int, p piece) twSeg {
+	var q twSeg
+	switch {
+	case p.rev:
+		q = s.rseg(p.from, p.to)
+	case p.to == s.n-1:
+		q = s.suffix[p.from]
+	default:
+		q = s.fseg(p.from, p.to)
+	}
+	if k == 0 {
+		return q
+	}
+	return concat(seg, q, s.d(seg.last, q.first))
 }
 
 // walkTW is feasible for TSPTW without the run tables: it takes the exact

@@ -42,20 +42,7 @@ var warpKicks = true
 func (s *state) warpOf(ps []piece) float64 {
 	var seg twSeg
 	for k, p := range ps {
-		var q twSeg
-		switch {
-		case p.rev:
-			q = s.rseg(p.from, p.to)
-		case p.to == s.n-1:
-			q = s.suffix[p.from]
-		default:
-			q = s.fseg(p.from, p.to)
-		}
-		if k == 0 {
-			seg = q
-		} else {
-			seg = concat(seg, q, s.d(seg.last, q.first))
-		}
+		seg = s.join(seg, k, p)
 	}
 	return seg.warp
 }

@@ -10,22 +10,6 @@ import (
 	"github.com/lmask/lmask/lazymask"
 )
 
-// timeWarp replays tour as the time-warp form does: a late arrival is
-// counted and the schedule goes on from the window's end.
-func timeWarp(in *lazymask.Instance, tour []int) float64 {
-	t, warp := 0.0, 0.0
-	for k := 1; k < len(tour); k++ {
-		v := tour[k]
-		arr := t + in.D(tour[k-1], v)
-		if late := in.Late[v] + lazymask.Tol; arr > late {
-			warp += arr - late
-			arr = late
-		}
-		t = max(arr, in.Early[v]) + in.Service[v]
-	}
-	return warp
-}
-
 // TestWarpOfMatchesReplay: the warp that warpOf finds from the run tables
 // for every move of random infeasible tours is the replayed warp of the
 // tour the move builds.
@@ -42,15 +26,15 @@ func TestWarpOfMatchesReplay(t *testing.T) {
 		sc.scan(AllMoves, 0, func(m move) bool {
 			ps := m.pieces(in.N, &buf)
 			got := st.warpOf(ps)
-			want := timeWarp(in, st.build(ps, nil))
+			want := replayLate(in, st.build(ps, nil), true)
 			if math.Abs(got-want) > 1e-9*max(1, want) {
 				t.Fatalf("trial %d, move %+v: warpOf %.12g, replay %.12g", trial, m, got, want)
 			}
 			checked++
 			return false
 		})
-		if checked == 0 || timeWarp(in, tour) == 0 {
-			t.Fatalf("trial %d: %d moves, start warp %g", trial, checked, timeWarp(in, tour))
+		if checked == 0 || replayLate(in, tour, true) == 0 {
+			t.Fatalf("trial %d: %d moves, start warp %g", trial, checked, replayLate(in, tour, true))
 		}
 	}
 }
