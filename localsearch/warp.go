@@ -63,7 +63,7 @@ func (se *search) warpKick() bool {
 	}
 	copy(se.old, st.tour)
 	applied := 0
-	lo, hi := n, 0 // the positions the bridges changed
+	lo, hi := n, 0 // the positions the last bridge changed (the earlier ones fitted)
 	for try := 0; try < kickTries && applied < kickMovesTW && (applied < warpBridges || st.suffix[0].warp == 0); try++ {
 		i := fixed + se.rng.IntN(n-fixed-1)
 		j := i + 1 + se.rng.IntN(kickBridge)
@@ -74,7 +74,7 @@ func (se *search) warpKick() bool {
 		se.scratch = st.build(move{kind: bridge, i: i, j: j, k: k}.pieces(n, &se.buf), se.scratch)
 		st.update(se.scratch, false)
 		applied++
-		lo, hi = min(lo, i), max(hi, k-1)
+		lo, hi = i, k-1
 	}
 	if applied == 0 {
 		return false
