@@ -305,7 +305,7 @@ func (se *search) run(starts [][]int) []int {
 	cur := append([]int(nil), best...)
 	curCost := bestKey.cost // cur's cost (TSPTW); cur improves on its own after a restart
 	failed := 0             // kicks in a row that found no feasible perturbation
-	stall := se.opt.Stalled // kicks since cur last improved
+	stall := 0              // kicks since cur last improved
 	for k := 0; k < se.opt.Kicks; k++ {
 		if se.budgetHit() {
 			break

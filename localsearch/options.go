@@ -144,10 +144,6 @@ type Options struct {
 	// UntilFeasible ends the search at its first feasible tour, once that
 	// has descended to a local optimum (a feasibility search: the rescue).
 	UntilFeasible bool
-	// Stalled is how many kicks without a gain an earlier search already
-	// made from the start it hands on (a resumed search): the kicks go on
-	// counting from it, so a stalled search resumes with warp kicks.
-	Stalled int
 }
 
 // validate rejects unknown neighbourhoods and negative budgets.

@@ -337,7 +337,6 @@ func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs 
 			return
 		}
 		first := &out[i]
-		o.Stalled = first.Search.Kicks - first.Search.LastAccepted
 		first.Resumed = o.TimeLimit
 		job := Job{Inst: jobs[i].Inst, Starts: [][]int{first.Search.Tour}, Seed: jobs[i].Seed + 1, Fixed: jobs[i].Fixed}
 		r, err := improveOne(&job, o, false)
