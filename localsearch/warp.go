@@ -29,9 +29,10 @@ const (
 	// warpReach caps how much longer than the edge it replaces an added
 	// edge of a warp descent's candidate may be, in mean tour edges.
 	warpReach = 1.0
-	// warpWindow is how far (in positions) around the bridges a warp
-	// descent anchors its moves: at n = 250 whole-tour scans made a warp
-	// kick a hundred times a bridge kick's cost, 8 positions five times.
+	// warpWindow is how far (in positions) around the last bridge (the one
+	// that broke a window; the others fitted) a warp descent anchors its
+	// moves: at n = 250 whole-tour scans made a warp kick a hundred times
+	// a bridge kick's cost.
 	warpWindow = 8
 )
 
