@@ -223,7 +223,8 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 // Why: with the limit binding once a repair became feasible, that tour was
 // kept as it stood, far from a local optimum (docs/experiments.md, "Where
 // the search stalled"); and an instance whose share the ones before it
-// used up kept its decoded tour unimproved (Dumas n40w100.002 at 12.9%).
+// used up kept its decoded tour unimproved (docs/experiments.md, "The
+// time share of a file of mixed sizes", "A floor").
 func (se *search) pastDeadline() bool {
 	if se.timeUp {
 		return true

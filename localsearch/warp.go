@@ -3,8 +3,8 @@ package localsearch
 // Warp kicks. A TSPTW basin's walls are time windows: the tour a stalled
 // search needs often differs from its best by a change each part of which
 // alone breaks a window (Gendreau n60w200.001: a reversed run of seven
-// plus relocations), and the feasible bridge kicks land on it with about a
-// 1% chance each. A warp kick crosses the wall instead: unchecked double
+// plus relocations), which the feasible bridge kicks land on only rarely.
+// A warp kick crosses the wall instead: unchecked double
 // bridges until one breaks a window, then descents on length + weight ×
 // time warp (the lateness of the time-warp run data), the weight raised
 // tenfold at each local optimum until no warp is left (docs/experiments.md,
@@ -12,17 +12,17 @@ package localsearch
 const (
 	// warpAfter is how many kicks in a row without a gain a TSPTW search
 	// makes before its kicks become warp kicks: the bridge kicks gain more
-	// per second until they stall (the paper's TSPTW-50 easy lost 0.04
-	// points with 20, 0.03–0.2 with warp kicks from the start).
+	// per second until they stall (fewer stalled kicks cost the paper's
+	// easy set length at equal time).
 	warpAfter = 30
 	// warpBridges is how many unchecked bridges a warp kick applies at
 	// least, kickMovesTW at most (it stops at the first that breaks a
 	// window).
 	warpBridges = 1
 	// warpWeight is the first weight of a unit of time warp against a unit
-	// of length (0.1 went so far into lateness that a kick cost ten times
-	// more; 3 crossed fewer walls), warpWeightMax the last before the kick
-	// is undone, warpStep the factor between them.
+	// of length (lighter ones went so far into lateness that kicks cost
+	// many times more; heavier ones crossed fewer walls), warpWeightMax
+	// the last before the kick is undone, warpStep the factor between them.
 	warpWeight    = 1.0
 	warpWeightMax = 1e4
 	warpStep      = 10.0
@@ -31,8 +31,8 @@ const (
 	warpReach = 1.0
 	// warpWindow is how far (in positions) around the last bridge (the one
 	// that broke a window; the others fitted) a warp descent anchors its
-	// moves: at n = 250 whole-tour scans made a warp kick a hundred times
-	// a bridge kick's cost.
+	// moves: whole-tour scans made a warp kick's cost grow with n far past
+	// a bridge kick's.
 	warpWindow = 8
 )
 
@@ -53,7 +53,7 @@ func (s *state) warpOf(ps []piece) float64 {
 // warpBridges, at most kickMovesTW), and descends on length + weight × warp
 // from warpWeight up to warpWeightMax. It leaves the state at a tour with
 // no warp (feasible) and reports true, or restores the tour and reports
-// false when no bridge fitted the tour or the warp stayed (the repair of
+// false when no bridge could be drawn or the warp stayed (the repair of
 // the descent that follows would cost O(n³) a scan).
 func (se *search) warpKick() bool {
 	st := se.st
