@@ -129,7 +129,7 @@ func BenchmarkMergeTSPTW50(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		pairs = append(pairs, pair{newState(in), ra.Tour, rc.Tour})
+		pairs = append(pairs, pair{newState(in, nil), ra.Tour, rc.Tour})
 	}
 	var mg merger
 	var dst []int

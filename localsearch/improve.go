@@ -67,6 +67,9 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 	if len(starts) == 0 {
 		return Result{}, fmt.Errorf("improve %s: no starting tour", inst.Name)
 	}
+	if opt.Prepared != nil && !opt.Prepared.matches(inst) {
+		return Result{}, fmt.Errorf("improve %s: options: %w", inst.Name, ErrPrepared)
+	}
 	if opt.Fixed > inst.N || len(starts[0]) < opt.Fixed {
 		return Result{}, fmt.Errorf("improve %s: options: fixed prefix of %d positions in a tour of %d nodes (start 0 has %d)", inst.Name, opt.Fixed, inst.N, len(starts[0]))
 	}
@@ -194,7 +197,7 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 		kinds = AllMoves
 	}
 	se := &search{
-		st:       newState(inst),
+		st:       newState(inst, opt.Prepared),
 		sc:       scanner{n: inst.N, maxSeg: opt.MaxSegment},
 		opt:      opt,
 		pcg:      rand.NewPCG(opt.Seed, 0x6c6d61736b),

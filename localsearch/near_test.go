@@ -42,7 +42,7 @@ func TestNearScanFindsEveryImprovingMove(t *testing.T) {
 			tour = res.Tour
 		}
 		maxSeg := []int{1, 3, 4}[(it/3)%3]
-		st := newState(in)
+		st := newState(in, nil)
 		if !st.nearOK {
 			t.Fatalf("#%d: symmetric matrix not recognised", it)
 		}
@@ -97,11 +97,11 @@ func TestNearScanFindsEveryImprovingMove(t *testing.T) {
 func TestNearListsOnlyForSymmetricMatrices(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 43))
 	in, _ := randTSPTW(rng, 12, asymm, 5)
-	if newState(in).nearOK {
+	if newState(in, nil).nearOK {
 		t.Fatal("asymmetric matrix taken for symmetric")
 	}
 	in2, _ := randTSPTW(rng, 12, euclid, 0.5)
-	st := newState(in2)
+	st := newState(in2, nil)
 	if !st.nearOK {
 		t.Fatal("coordinates not taken for symmetric")
 	}

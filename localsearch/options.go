@@ -124,6 +124,10 @@ type Options struct {
 	// kicks, where its last gain needs ten or twenty (docs/experiments.md,
 	// "A floor of kicks").
 	MinKicks int
+	// Prepared, when set, is Prepare's result for this instance's data,
+	// reused instead of derived again (an error where it belongs to other
+	// data).
+	Prepared *Prepared
 	// MaxStarts bounds how many starting tours ImproveFrom searches (the
 	// best ones); 0 means all.
 	MaxStarts int

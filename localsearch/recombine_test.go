@@ -106,7 +106,7 @@ func TestMergeIsBestMix(t *testing.T) {
 			}
 		}
 		ra, _ := lazymask.Check(in, a)
-		st := newState(in)
+		st := newState(in, nil)
 		child, ok := st.merge(&merger{}, a, b, nil)
 		want := bestCost < ra.Cost-costEps
 		if ok != want {
@@ -141,7 +141,7 @@ func TestMergeIsBestMix(t *testing.T) {
 func TestMergeIdenticalAndDisjoint(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	in, hidden := randTSPTW(rng, 12, euclid, 100)
-	st := newState(in)
+	st := newState(in, nil)
 	if _, ok := st.merge(&merger{}, hidden, slices.Clone(hidden), nil); ok {
 		t.Fatal("merging a tour with itself reported an improvement")
 	}

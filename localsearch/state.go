@@ -80,8 +80,12 @@ type state struct {
 	excess             float64
 }
 
-// newState allocates the per-instance storage.
-func newState(inst *lazymask.Instance) *state {
+// newState allocates the per-instance storage, with prep's data (nil:
+// derived here).
+func newState(inst *lazymask.Instance, prep *Prepared) *state {
+	if prep == nil {
+		prep = derive(inst)
+	}
 	n := inst.N
 	s := &state{inst: inst, n: n, dist: inst.Matrix(), tsptw: inst.Problem == lazymask.TSPTW}
 	s.tour = make([]int, n)
@@ -90,7 +94,7 @@ func newState(inst *lazymask.Instance) *state {
 	s.nxt = make([]int, n)
 	s.edge = make([]float64, n)
 	s.bwdCost = s.fwdCost // a symmetric matrix: walking back costs the same, bit for bit
-	s.symm = symmetric(s.dist, n)
+	s.symm = prep.symm
 	if !s.symm {
 		s.bwdCost = make([]float64, n)
 	}
@@ -104,7 +108,7 @@ func newState(inst *lazymask.Instance) *state {
 		}
 	}
 	if s.symm && s.tsptw { // TSPDL scans stay full (see newSearch)
-		s.near, s.nearOK = newNearLists(inst, s.dist, n), true
+		s.near, s.nearOK = prep.near, true
 	}
 	s.preTime = make([]float64, n)
 	s.preExcess = make([]float64, n)
@@ -114,10 +118,7 @@ func newState(inst *lazymask.Instance) *state {
 		s.revSeg = make([]twSeg, n*n)
 		s.staleF, s.staleR = make([]int, n), make([]int, n)
 		s.suffix = make([]twSeg, n)
-		s.defect = 0
-		if inst.Dist != nil {
-			s.defect = triangleDefect(s.dist, n)
-		}
+		s.defect = prep.defect
 		s.nodes = make([]twSeg, n)
 		s.nodes[0] = depotSeg()
 		for v := 1; v < n; v++ {

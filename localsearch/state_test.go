@@ -38,7 +38,7 @@ func TestStateAgreesWithReplay(t *testing.T) {
 			if it%3 == 2 {
 				tour = perm(rng, n)
 			}
-			st := newState(in)
+			st := newState(in, nil)
 			st.set(tour)
 			sc := scanner{n: n, maxSeg: 3}
 			var buf [maxPieces]piece
@@ -115,7 +115,7 @@ func TestScannerCoversNeighbourhood(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(n), 3))
 		tour := perm(rng, n)
 		in, _ := randTSPDL(rng, n, euclid, 0.1)
-		st := newState(in)
+		st := newState(in, nil)
 		st.set(tour)
 		got := map[string]bool{}
 		sc := scanner{n: n, maxSeg: 3}
@@ -221,7 +221,7 @@ func TestIncrementalUpdate(t *testing.T) {
 		if it%2 == 1 {
 			in, tour = randTSPDL(rng, n, distKind(it%3), 0.2)
 		}
-		inc, full := newState(in), newState(in)
+		inc, full := newState(in, nil), newState(in, nil)
 		inc.set(tour)
 		var buf [maxPieces]piece
 		for step := 0; step < 20; step++ {
@@ -285,7 +285,7 @@ func TestBlockedIsSound(t *testing.T) {
 			prob = lazymask.TSPDL
 			in, tour = randTSPDL(rng, n, kind, []float64{0.02, 0.1}[it%2])
 		}
-		st := newState(in)
+		st := newState(in, nil)
 		st.set(tour)
 		for i := 1; i < n; i++ {
 			for k := 1; k <= 3 && i+k-1 < n; k++ {
@@ -353,7 +353,7 @@ func TestBridgeAgreesWithReplay(t *testing.T) {
 			} else {
 				in, tour = randTSPDL(rng, n, distKind(it%3), []float64{0.3, 1}[it%2])
 			}
-			st := newState(in)
+			st := newState(in, nil)
 			st.set(tour)
 			var buf [maxPieces]piece
 			for i := 1; i < n; i++ {
@@ -401,7 +401,7 @@ func TestRunBlocksAgree(t *testing.T) {
 	for it := 0; it < 60; it++ {
 		n := 6 + rng.IntN(30)
 		in, tour := randTSPDL(rng, n, distKind(it%3), []float64{0.02, 0.1, 0.3}[it%3])
-		st := newState(in)
+		st := newState(in, nil)
 		st.set(tour)
 		for step := 0; step < 4; step++ {
 			for i := 1; i < n; i++ {

@@ -18,7 +18,7 @@ func TestWarpOfMatchesReplay(t *testing.T) {
 	for trial := range 6 {
 		in, _ := randTSPTW(rng, 12+trial, distKind(trial%2), 0.3)
 		tour := perm(rng, in.N)
-		st := newState(in)
+		st := newState(in, nil)
 		st.set(tour)
 		sc := scanner{n: in.N, maxSeg: 3, need: math.Inf(1)}
 		var buf [maxPieces]piece

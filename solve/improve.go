@@ -241,7 +241,7 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 	errs := make([]error, len(jobs))
 	workers := Workers(opt.Workers)
 	if opt.Deadline.IsZero() {
-		runPass(jobs, opt, opt.Deadline, workers, out, errs)
+		runPass(jobs, opt, opt.Deadline, workers, out, errs, nil)
 	} else {
 		// Two passes within the deadline: every job gets its part (by
 		// Weight) of the first FirstPass of the time, then the time left
@@ -249,16 +249,18 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 		// best tours with the next seed: a second, independent draw of
 		// kicks, plus the time the searches that ended by themselves did
 		// not use.
+		// Each job's search data are derived once, for both passes.
 		now := time.Now()
 		mid := now.Add(time.Duration(FirstPass * float64(opt.Deadline.Sub(now))))
-		runPass(jobs, opt, mid, workers, out, errs)
+		prep := make([]*localsearch.Prepared, len(jobs))
+		runPass(jobs, opt, mid, workers, out, errs, prep)
 		var more []int
 		for i := range out {
 			if errs[i] == nil && needsMore(jobs[i].Inst, &out[i]) {
 				more = append(more, i)
 			}
 		}
-		resume(jobs, more, opt, workers, out, errs)
+		resume(jobs, more, opt, workers, out, errs, prep)
 	}
 	var st Stats
 	for i := range out {
@@ -277,8 +279,9 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 const FirstPass = 0.75
 
 // runPass searches every job, each with its part (by Weight) of the time
-// left before deadline (none when deadline is zero).
-func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Result, errs []error) {
+// left before deadline (none when deadline is zero), and keeps each job's
+// search data in prep where that is not nil.
+func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Result, errs []error, prep []*localsearch.Prepared) {
 	var pending pendingWeight
 	for i := range jobs {
 		pending.v.Add(int64(Weight(jobs[i].Inst)))
@@ -289,6 +292,17 @@ func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Res
 		o := opt.Search
 		if !deadline.IsZero() {
 			o.TimeLimit = ShareOf(deadline, w, left, workers, opt.Search.TimeLimit)
+		}
+		if prep != nil && o.Prepared == nil {
+			// On a copy, as improveOne searches one (Matrix caches).
+			began := time.Now() // the limit counts the derivation, as a search's own does
+			if in := jobs[i].Inst.Clone(); in.Validate() == nil {
+				prep[i] = localsearch.Prepare(in)
+				o.Prepared = prep[i]
+			}
+			if o.TimeLimit > 0 {
+				o.TimeLimit = max(o.TimeLimit-time.Since(began), time.Microsecond)
+			}
 		}
 		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency)
 		if errs[i] != nil {
@@ -322,7 +336,7 @@ func needsMore(in *lazymask.Instance, r *Result) bool {
 // resume searches the jobs of idx again from their best tours, sharing the
 // time left before opt.Deadline by Weight, and keeps a new tour only where
 // lazymask.Check finds it better; Stats count both passes' work.
-func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs []error) {
+func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs []error, prep []*localsearch.Prepared) {
 	var pending pendingWeight
 	for _, i := range idx {
 		pending.v.Add(int64(Weight(jobs[i].Inst)))
@@ -335,6 +349,9 @@ func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs 
 		o.TimeLimit = ShareOf(opt.Deadline, w, left, workers, opt.Search.TimeLimit)
 		if o.TimeLimit <= time.Millisecond {
 			return
+		}
+		if o.Prepared == nil {
+			o.Prepared = prep[i]
 		}
 		first := &out[i]
 		first.Resumed = o.TimeLimit

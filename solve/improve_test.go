@@ -352,7 +352,8 @@ func TestImproveSecondPass(t *testing.T) {
 	start := time.Now()
 	opt := Options{Search: localsearch.Options{Kicks: UnboundedKicks, FinishDescent: true}, Deadline: start.Add(4 * pass)}
 	out, errs := make([]Result, len(jobs)), make([]error, len(jobs))
-	runPass(jobs, opt, start.Add(pass), workers, out, errs)
+	prep := make([]*localsearch.Prepared, len(jobs))
+	runPass(jobs, opt, start.Add(pass), workers, out, errs, prep)
 	first := slices.Clone(out)
 	var more []int
 	for i := range first {
@@ -367,7 +368,12 @@ func TestImproveSecondPass(t *testing.T) {
 		t.Fatalf("%d of %d jobs qualify for a second search: the selection is not exercised", len(more), len(jobs))
 	}
 	left := time.Until(opt.Deadline)
-	resume(jobs, more, opt, workers, out, errs)
+	for _, i := range more {
+		if prep[i] == nil {
+			t.Fatalf("job %d: the first pass kept no search data for the second", i)
+		}
+	}
+	resume(jobs, more, opt, workers, out, errs, prep)
 	took := time.Since(start)
 	var extra time.Duration
 	for i, r := range out {
