@@ -186,6 +186,8 @@ type search struct {
 	// bridgeKicks counts the TSPTW bridge kicks and bridgesApplied the
 	// bridges they applied.
 	bridgeKicks, bridgesApplied int
+	// bridgeRun bounds the runs a TSPTW double bridge exchanges (kickBridge).
+	bridgeRun int
 }
 
 func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Result) *search {
@@ -208,6 +210,10 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 		kinds:    append([]MoveKind(nil), kinds...),
 	}
 	se.rng = rand.New(se.pcg)
+	se.bridgeRun = kickBridge
+	if se.st.tsptw && growBridges {
+		se.bridgeRun = max(kickBridge, kickBridge*inst.N/kickBridgeN)
+	}
 	// TSPTW scans go through the neighbour lists, which test few moves
 	// per applied one: walking those beats filling the run tables. TSPDL
 	// scans stay full: their blocked tests end each insertion walk early,
@@ -642,7 +648,8 @@ func (se *search) apply(m move) {
 // gain from any band (docs/experiments.md).
 const acceptDL = 0.015
 
-// kickBridge bounds the runs a kick exchanges (1–kickBridge nodes each) and
+// kickBridge bounds the runs a kick exchanges (1–kickBridge nodes each;
+// TSPTW: kickBridge·N/kickBridgeN above kickBridgeN nodes) and
 // kickMovesTW / kickMovesDL how many exchanges a kick applies. Double
 // bridges (A B C D → A C B D) keep every run's direction, which time
 // windows and draft limits both favour, and a descent rarely undoes them;
@@ -650,9 +657,16 @@ const acceptDL = 0.015
 // (docs/experiments.md). Where kickTries random bridges find none feasible
 // (tight windows, as on hard TSPTW), the kick falls back to as many tries
 // of random moves of the scanned neighbourhoods reaching up to kickReach
-// positions.
+// positions. The TSPTW runs grow with N: windows of a given share of the
+// horizon hold more customers, and the stuck tours of 150 nodes and more
+// differed from the best known ones by exchanges of longer runs
+// (docs/experiments.md, "Bridge runs that grow with N").
+// growBridges lets the TSPTW runs grow with N (tests turn it off to compare).
+var growBridges = true
+
 const (
 	kickBridge  = 8
+	kickBridgeN = 50
 	kickMovesTW = 20
 	kickMovesDL = 22
 	kickTries   = 100
@@ -687,8 +701,8 @@ func (se *search) feasibleKick() bool {
 		var m move
 		i := 1 + se.rng.IntN(n-2)
 		if applied > 0 || try < kickTries {
-			j := i + 1 + se.rng.IntN(kickBridge)
-			k := j + 1 + se.rng.IntN(kickBridge)
+			j := i + 1 + se.rng.IntN(se.bridgeRun)
+			k := j + 1 + se.rng.IntN(se.bridgeRun)
 			if k > n {
 				continue
 			}

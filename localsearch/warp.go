@@ -67,8 +67,8 @@ func (se *search) warpKick() bool {
 	lo, hi := n, 0 // the positions the last bridge changed (the earlier ones fitted)
 	for try := 0; try < kickTries && applied < kickMovesTW && (applied < warpBridges || st.suffix[0].warp == 0); try++ {
 		i := fixed + se.rng.IntN(n-fixed-1)
-		j := i + 1 + se.rng.IntN(kickBridge)
-		k := j + 1 + se.rng.IntN(kickBridge)
+		j := i + 1 + se.rng.IntN(se.bridgeRun)
+		k := j + 1 + se.rng.IntN(se.bridgeRun)
 		if k > n {
 			continue
 		}
