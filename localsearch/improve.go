@@ -120,6 +120,9 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 	se := newSearch(inst, opt, began, &res)
 	se.repairAll = opt.FinishDescent && !anyFeasible
 	best := se.run(tours)
+	if r := se.regime(); r == walledRegime || r == unprobed && opt.Stalled > 0 {
+		res.WarpStall = se.warpStall // unprobed: all warp kicks, the regime as before
+	}
 
 	final, err := lazymask.Check(inst, best)
 	res.Tour, res.Check = best, final
@@ -186,6 +189,9 @@ type search struct {
 	// bridgeKicks counts the TSPTW bridge kicks and bridgesApplied the
 	// bridges they applied.
 	bridgeKicks, bridgesApplied int
+	// warpStall is the kicks since the tour kicked from last improved,
+	// counted from Options.Stalled (the warp kicks start at warpAfter).
+	warpStall int
 	// bridgeRun bounds the runs a TSPTW double bridge exchanges (kickBridge).
 	bridgeRun int
 }
@@ -316,12 +322,15 @@ func (se *search) run(starts [][]int) []int {
 	curCost := bestKey.cost // cur's cost (TSPTW); cur improves on its own after a restart
 	failed := 0             // kicks in a row that found no feasible perturbation
 	stall := 0              // kicks since cur last improved
+	// warpStall counts as stall does, from the kicks an earlier search of
+	// this tour stalled (Options.Stalled), for the warp kicks.
+	se.warpStall = se.opt.Stalled
 	for k := 0; k < se.opt.Kicks; k++ {
 		if se.budgetHit() {
 			break
 		}
 		if restarts && st.tsptw && bestKey.excess == 0 && stall >= stallKicks {
-			stall = 0
+			stall, se.warpStall = 0, 0
 			if se.restart(starts, best) {
 				before := bestKey
 				if keep() && mergeable() {
@@ -341,7 +350,7 @@ func (se *search) run(starts [][]int) []int {
 			}
 		}
 		st.set(cur)
-		warp := warpKicks && st.tsptw && stall >= warpAfter
+		warp := warpKicks && st.tsptw && se.warpStall >= warpAfter
 		if bestKey.excess == 0 && !se.perturb(warp) {
 			// No feasible perturbation in many random tries (bridges,
 			// nearby moves, ruin and recreate): the tour is too tight to
@@ -369,15 +378,16 @@ func (se *search) run(starts [][]int) []int {
 			se.mergeInto(best, &bestKey, other)
 		}
 		stall++
+		se.warpStall++
 		switch {
 		case bestKey.better(before):
 			se.res.KicksAccepted++
 			se.res.LastAccepted = se.res.Kicks
 			copy(cur, best)
-			curCost, stall = bestKey.cost, 0
+			curCost, stall, se.warpStall = bestKey.cost, 0, 0
 		case st.tsptw && st.excess == 0 && st.cost < curCost-costEps:
 			copy(cur, st.tour) // a restart's own basin improved
-			curCost, stall = st.cost, 0
+			curCost, stall, se.warpStall = st.cost, 0, 0
 		}
 		if se.res.Stop != LocalOptimum || se.opt.UntilFeasible && bestKey.excess == 0 {
 			return best
@@ -439,6 +449,32 @@ const kickGiveUp = 3
 // fit the tour before ruin and recreate may take over.
 const bridgeProbe = 3
 
+// The kick regimes of a TSPTW search, by the share of its bridge kicks'
+// bridges that fitted (regime): under 30% the kicks are ruin and
+// recreate; from 90% the windows hardly bind (the paper's sets); between,
+// the tour is walled by windows, where a stalled search's way out is a
+// warp kick more often than a bridge kick.
+const (
+	unprobed = iota
+	ruinRegime
+	walledRegime
+	openRegime
+)
+
+// regime tells the kick regime from the bridge kicks so far.
+func (se *search) regime() int {
+	a, tried := se.bridgesApplied, se.bridgeKicks*kickMovesTW
+	switch {
+	case se.bridgeKicks < bridgeProbe:
+		return unprobed
+	case 10*a < 3*tried:
+		return ruinRegime
+	case 10*a < 9*tried:
+		return walledRegime
+	}
+	return openRegime
+}
+
 // perturb applies one kick to the current feasible tour: a warp kick when
 // warp is set and one applies (warpKick), else for TSPTW double bridges
 // while those fit (at least 30% of the kick's kickMovesTW
@@ -456,7 +492,7 @@ func (se *search) perturb(warp bool) bool {
 	if warp {
 		return se.warpKick() || se.feasibleKick()
 	}
-	if se.bridgeKicks >= bridgeProbe && 10*se.bridgesApplied < 3*se.bridgeKicks*kickMovesTW {
+	if se.regime() == ruinRegime {
 		return se.ruinKick() || se.feasibleKick()
 	}
 	return se.feasibleKick() || se.ruinKick()

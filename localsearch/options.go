@@ -124,6 +124,10 @@ type Options struct {
 	// kicks, where its last gain needs ten or twenty (docs/experiments.md,
 	// "A floor of kicks").
 	MinKicks int
+	// Stalled is a resumed search's Result.WarpStall of the search before
+	// it (whose best tour it starts from): its warp kicks count on from
+	// there, its restarts from zero.
+	Stalled int
 	// Prepared, when set, is Prepare's result for this instance's data,
 	// reused instead of derived again (an error where it belongs to other
 	// data).
@@ -162,7 +166,7 @@ func (o *Options) validate() error {
 		v    int64
 	}{{"max segment", int64(o.MaxSegment)}, {"max moves", int64(o.MaxMoves)}, {"max iterations", int64(o.MaxIterations)},
 		{"time limit", int64(o.TimeLimit)}, {"kicks", int64(o.Kicks)}, {"max starts", int64(o.MaxStarts)},
-		{"fixed", int64(o.Fixed)}} {
+		{"fixed", int64(o.Fixed)}, {"stalled", int64(o.Stalled)}} {
 		if f.v < 0 {
 			return fmt.Errorf("options: %s is negative (%d)", f.name, f.v)
 		}
@@ -235,6 +239,14 @@ type Result struct {
 	// the best tour (0: none did), so that a caller can tell a search
 	// still improving when its time ran out from one that had stalled.
 	LastAccepted int
+	// WarpStall is how many kicks in a row had not improved the tour the
+	// kicks started from when the search ended, where the tour was walled
+	// by windows (30–90% of its bridge kicks' bridges fitted); 0 elsewhere.
+	// A search resumed from this one's tour takes it as Options.Stalled, so
+	// that a stalled search goes on with warp kicks: where nearly all
+	// bridges fit, or few, the resume's bridge or ruin kicks gained more
+	// (docs/experiments.md, "Warp kicks in the resumed search").
+	WarpStall int
 	// Merged counts merges of local optima (of the starts' descents and of
 	// the kicks') that improved the best tour.
 	Merged int

@@ -89,3 +89,53 @@ func TestWarpKicksLeaveWindowBasin(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeContinuesWarpKicks: from a tour of Gendreau n40w180.002 that a
+// search stalled at (355; the best known is 347), 20 kicks of a fresh
+// search are bridge kicks and stay at 355 in every seed, and report the
+// stall (the tour is walled: Result.WarpStall); a search resumed with
+// Options.Stalled = warpAfter makes warp kicks from the first and reaches
+// 347 in most seeds, every result feasible.
+func TestResumeContinuesWarpKicks(t *testing.T) {
+	dir := testenv.SharedFile(t, "benchmarks", "tsptw-gendreau")
+	bm, err := datasets.ImportBenchmark(dir, "", datasets.BenchmarkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in *lazymask.Instance
+	for _, x := range bm.Dataset.Instances {
+		if x.Name == "n40w180.002" {
+			in = x
+		}
+	}
+	if in == nil {
+		t.Fatal("n40w180.002 not imported")
+	}
+	stuck := []int{0, 30, 6, 37, 27, 4, 19, 23, 17, 35, 8, 26, 18, 13, 14, 15, 39, 11, 21, 10, 1, 7, 24, 25, 2, 38, 32, 33, 3, 12, 16, 22, 34, 5, 36, 20, 28, 40, 29, 9, 31}
+	reached := 0
+	for seed := range uint64(8) {
+		fresh, err := Improve(in, stuck, Options{Kicks: 20, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := math.Round(fresh.Cost * in.Scale); c != 355 || !fresh.Feasible {
+			t.Errorf("seed %d: 20 bridge kicks ended at %v (feasible %v): the test no longer shows the wall", seed, c, fresh.Feasible)
+		}
+		if fresh.WarpStall != 20 {
+			t.Errorf("seed %d: WarpStall %d after 20 kicks without a gain on a walled tour, want 20", seed, fresh.WarpStall)
+		}
+		resumed, err := Improve(in, stuck, Options{Kicks: 20, Seed: seed, Stalled: warpAfter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !resumed.Feasible {
+			t.Fatalf("seed %d: infeasible result", seed)
+		}
+		if math.Round(resumed.Cost*in.Scale) == 347 {
+			reached++
+		}
+	}
+	if reached < 5 {
+		t.Errorf("the resumed searches reached 347 in %d of 8 seeds, want at least 5", reached)
+	}
+}

@@ -354,6 +354,7 @@ func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs 
 			o.Prepared = prep[i]
 		}
 		first := &out[i]
+		o.Stalled = first.Search.WarpStall
 		first.Resumed = o.TimeLimit
 		job := Job{Inst: jobs[i].Inst, Starts: [][]int{first.Search.Tour}, Seed: jobs[i].Seed + 1, Fixed: jobs[i].Fixed}
 		r, err := improveOne(&job, o, false)
