@@ -322,8 +322,6 @@ func (se *search) run(starts [][]int) []int {
 	curCost := bestKey.cost // cur's cost (TSPTW); cur improves on its own after a restart
 	failed := 0             // kicks in a row that found no feasible perturbation
 	stall := 0              // kicks since cur last improved
-	// warpStall counts as stall does, from the kicks an earlier search of
-	// this tour stalled (Options.Stalled), for the warp kicks.
 	se.warpStall = se.opt.Stalled
 	for k := 0; k < se.opt.Kicks; k++ {
 		if se.budgetHit() {
