@@ -1,13 +1,10 @@
 package localsearch
 
 import (
-	"math"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/lmask/lmask/datasets"
-	"github.com/lmask/lmask/internal/testenv"
 	"github.com/lmask/lmask/lazymask"
 )
 
@@ -42,36 +39,12 @@ func TestLongBridgesLeaveBasin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a search of 151 nodes per seed and setting")
 	}
-	dir := testenv.SharedFile(t, "benchmarks", "tsptw-ohlmann-thomas")
-	bm, err := datasets.ImportBenchmark(dir, "", datasets.BenchmarkOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var in *lazymask.Instance
-	for _, x := range bm.Dataset.Instances {
-		if x.Name == "n150w160.003" {
-			in = x
-		}
-	}
-	if in == nil {
-		t.Fatal("n150w160.003 not imported")
-	}
+	in := benchmarkInstance(t, "tsptw-ohlmann-thomas", "n150w160.003")
 	start := stuckOT
 	run := func(grow bool) []float64 {
 		defer func(old bool) { growBridges = old }(growBridges)
 		growBridges = grow
-		var out []float64
-		for seed := range uint64(stuckSeeds) {
-			r, err := Improve(in, start, Options{Kicks: stuckKicks, Seed: seed})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !r.Feasible {
-				t.Fatalf("seed %d: infeasible result", seed)
-			}
-			out = append(out, math.Round(r.Cost*in.Scale))
-		}
-		return out
+		return seedCosts(t, in, start, stuckKicks, stuckSeeds)
 	}
 	fixed, grown := run(false), run(true)
 	t.Logf("runs of %d: %v; growing runs: %v", kickBridge, fixed, grown)

@@ -3,9 +3,49 @@ package localsearch
 import (
 	"math"
 	"math/rand/v2"
+	"testing"
 
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/testenv"
 	"github.com/lmask/lmask/lazymask"
 )
+
+// seedCosts searches in from start with the given kicks under seeds
+// 0..seeds−1 and returns the tours' lengths in the instance's units,
+// rounded, failing the test on an error or an infeasible result.
+func seedCosts(t *testing.T, in *lazymask.Instance, start []int, kicks, seeds int) []float64 {
+	t.Helper()
+	var out []float64
+	for seed := range uint64(seeds) {
+		r, err := Improve(in, start, Options{Kicks: kicks, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Feasible {
+			t.Fatalf("seed %d: infeasible result", seed)
+		}
+		out = append(out, math.Round(r.Cost*in.Scale))
+	}
+	return out
+}
+
+// benchmarkInstance imports the named instance of a benchmark folder of
+// ../shared/benchmarks (the test skips where ../shared is absent).
+func benchmarkInstance(t *testing.T, bench, name string) *lazymask.Instance {
+	t.Helper()
+	dir := testenv.SharedFile(t, "benchmarks", bench)
+	bm, err := datasets.ImportBenchmark(dir, "", datasets.BenchmarkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range bm.Dataset.Instances {
+		if x.Name == name {
+			return x
+		}
+	}
+	t.Fatalf("%s not imported from %s", name, dir)
+	return nil
+}
 
 // distKind selects how a test instance's travel times are made.
 type distKind int

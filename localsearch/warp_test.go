@@ -4,10 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/lmask/lmask/datasets"
-	"github.com/lmask/lmask/internal/testenv"
-	"github.com/lmask/lmask/lazymask"
 )
 
 // TestWarpOfMatchesReplay: the warp that warpOf finds from the run tables
@@ -44,20 +40,7 @@ func TestWarpOfMatchesReplay(t *testing.T) {
 // since each part of the change that shortens the tour breaks a window;
 // the warp kicks reach 296, and every result is feasible.
 func TestWarpKicksLeaveWindowBasin(t *testing.T) {
-	dir := testenv.SharedFile(t, "benchmarks", "tsptw-gendreau")
-	bm, err := datasets.ImportBenchmark(dir, "", datasets.BenchmarkOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var in *lazymask.Instance
-	for _, x := range bm.Dataset.Instances {
-		if x.Name == "n40w200.005" {
-			in = x
-		}
-	}
-	if in == nil {
-		t.Fatal("n40w200.005 not imported")
-	}
+	in := benchmarkInstance(t, "tsptw-gendreau", "n40w200.005")
 	start, ok := InsertionTour(in, 20, 1)
 	if !ok {
 		t.Fatal("no insertion tour")
@@ -65,18 +48,7 @@ func TestWarpKicksLeaveWindowBasin(t *testing.T) {
 	run := func(on bool) []float64 {
 		defer func(old bool) { warpKicks = old }(warpKicks)
 		warpKicks = on
-		var out []float64
-		for seed := range uint64(4) {
-			r, err := Improve(in, start, Options{Kicks: 200, Seed: seed})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !r.Feasible {
-				t.Fatalf("seed %d: infeasible result", seed)
-			}
-			out = append(out, math.Round(r.Cost*in.Scale))
-		}
-		return out
+		return seedCosts(t, in, start, 200, 4)
 	}
 	off, on := run(false), run(true)
 	t.Logf("bridge kicks %v, warp kicks %v", off, on)
@@ -97,20 +69,7 @@ func TestWarpKicksLeaveWindowBasin(t *testing.T) {
 // Options.Stalled = warpAfter makes warp kicks from the first and reaches
 // 347 in most seeds, every result feasible.
 func TestResumeContinuesWarpKicks(t *testing.T) {
-	dir := testenv.SharedFile(t, "benchmarks", "tsptw-gendreau")
-	bm, err := datasets.ImportBenchmark(dir, "", datasets.BenchmarkOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var in *lazymask.Instance
-	for _, x := range bm.Dataset.Instances {
-		if x.Name == "n40w180.002" {
-			in = x
-		}
-	}
-	if in == nil {
-		t.Fatal("n40w180.002 not imported")
-	}
+	in := benchmarkInstance(t, "tsptw-gendreau", "n40w180.002")
 	stuck := []int{0, 30, 6, 37, 27, 4, 19, 23, 17, 35, 8, 26, 18, 13, 14, 15, 39, 11, 21, 10, 1, 7, 24, 25, 2, 38, 32, 33, 3, 12, 16, 22, 34, 5, 36, 20, 28, 40, 29, 9, 31}
 	reached := 0
 	for seed := range uint64(8) {
