@@ -154,3 +154,25 @@ func BenchmarkTriangleDefect250(b *testing.B) {
 		triangleDefect(m, n)
 	}
 }
+
+// BenchmarkNewState250 measures a search's setup on a 250-node TSPTW
+// instance with an explicit matrix, deriving its data itself (plain) and
+// from a Prepared (the checksum compared, the neighbour lists built).
+func BenchmarkNewState250(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	in, _ := randTSPTW(rng, 250, rounded, 4)
+	prep := Prepare(in)
+	b.Run("plain", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			newState(in, nil)
+		}
+	})
+	b.Run("prepared", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if !prep.matches(in) {
+				b.Fatal("the Prepared does not match its instance")
+			}
+			newState(in, prep)
+		}
+	})
+}

@@ -65,8 +65,8 @@
 // Options.Kicks adds iterated local search:
 // random feasible double bridges (two adjacent runs of up to 8 nodes
 // exchanged), a descent, and acceptance only on improvement (TSPDL kicks
-// start from the last kick's local optimum while it stays within 1.5% of
-// the best). Where few bridges fit a TSPTW tour, kicks ruin and recreate
+// start from the last kick's local optimum while it stays within acceptDL
+// of the best). Where few bridges fit a TSPTW tour, kicks ruin and recreate
 // instead: a few related customers are removed and reinserted where they
 // cost least among the feasible places. A TSPTW search whose kicks made no
 // gain for 100 kicks restarts: from the urgency order, repaired where it is

@@ -448,10 +448,15 @@ const kickGiveUp = 3
 const bridgeProbe = 3
 
 // The kick regimes of a TSPTW search, by the share of its bridge kicks'
-// bridges that fitted (regime): under 30% the kicks are ruin and
-// recreate; from 90% the windows hardly bind (the paper's sets); between,
-// the tour is walled by windows, where a stalled search's way out is a
-// warp kick more often than a bridge kick.
+// bridges that fitted (regime): under ruinFit tenths the kicks are ruin
+// and recreate; from openFit tenths the windows hardly bind (the paper's
+// sets); between, the tour is walled by windows, where a stalled search's
+// way out is a warp kick more often than a bridge kick.
+const (
+	ruinFit = 3
+	openFit = 9
+)
+
 const (
 	unprobed = iota
 	ruinRegime
@@ -465,9 +470,9 @@ func (se *search) regime() int {
 	switch {
 	case se.bridgeKicks < bridgeProbe:
 		return unprobed
-	case 10*a < 3*tried:
+	case 10*a < ruinFit*tried:
 		return ruinRegime
-	case 10*a < 9*tried:
+	case 10*a < openFit*tried:
 		return walledRegime
 	}
 	return openRegime
@@ -475,7 +480,7 @@ func (se *search) regime() int {
 
 // perturb applies one kick to the current feasible tour: a warp kick when
 // warp is set and one applies (warpKick), else for TSPTW double bridges
-// while those fit (at least 30% of the kick's kickMovesTW
+// while those fit (at least ruinFit tenths of the kick's kickMovesTW
 // bridges found feasible, on average, over the kicks so far) and ruin and
 // recreate otherwise, each falling back to the other. Why: bridges win on
 // the paper's distributions, where most of them fit; on tours pinned by

@@ -112,7 +112,7 @@ type Options struct {
 	// again, and is kept only if it ends better than the best tour so far
 	// (or merged with it: see NoMerge). A TSPTW kick perturbs the best
 	// tour; a TSPDL kick perturbs the last kick's local optimum instead
-	// when that came within 1.5% of the best tour's length. TSPTW kicks
+	// when that came within acceptDL of the best tour's length. TSPTW kicks
 	// ruin and recreate instead where few bridges fit (see perturb).
 	// The kicks end early when three kicks in a row find no feasible
 	// perturbation.
@@ -241,7 +241,7 @@ type Result struct {
 	LastAccepted int
 	// WarpStall is how many kicks in a row had not improved the tour the
 	// kicks started from when the search ended, where the tour was walled
-	// by windows (30–90% of its bridge kicks' bridges fitted); 0 elsewhere.
+	// by windows (the walled regime of its bridge kicks); 0 elsewhere.
 	// A search resumed from this one's tour takes it as Options.Stalled, so
 	// that a stalled search goes on with warp kicks: where nearly all
 	// bridges fit, or few, the resume's bridge or ruin kicks gained more

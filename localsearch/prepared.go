@@ -1,25 +1,27 @@
 package localsearch
 
 import (
+	"encoding/binary"
 	"errors"
-	"slices"
+	"hash/fnv"
+	"math"
 
 	"github.com/lmask/lmask/lazymask"
 )
 
-// Prepared is what a search derives from an instance's data alone: whether
-// its travel times are symmetric, their triangle defect (an O(N³) pass)
-// and the neighbour lists (O(N² log N)). Prepare it once where one instance
-// is searched many times (solve's two passes, the feasibility search after
-// them): at N = 250 the two took about a tenth of a first pass's time and
-// up to all of a second pass's (docs/experiments.md, "Prepared searches").
+// Prepared is what a search derives from an instance's data alone and
+// keeps in a few words: whether its travel times are symmetric and their
+// triangle defect (an O(N³) pass). Prepare it once where one instance is
+// searched more than once (solve's two passes): the pass took much of a
+// second pass's time at N = 250 (docs/experiments.md, "Prepared searches
+// and the search seed"). The neighbour lists, O(N²) words, are built by
+// each search, so that a file's searches hold no more memory between passes.
 type Prepared struct {
 	problem lazymask.Problem
-	// the data it was derived from, copied, for matches
-	dist, early, late, service []float64
-	symm                       bool
-	defect                     float64
-	near                       *nearLists // TSPTW on a symmetric matrix
+	n       int
+	sum     uint64 // of the data it was derived from (matches)
+	symm    bool
+	defect  float64
 }
 
 // ErrPrepared marks an Options.Prepared derived from other instance data.
@@ -28,30 +30,43 @@ var ErrPrepared = errors.New("the prepared search data belong to another instanc
 // Prepare derives inst's search data. The instance must be valid.
 func Prepare(inst *lazymask.Instance) *Prepared {
 	p := derive(inst)
-	p.dist = slices.Clone(inst.Matrix())
-	p.early, p.late, p.service = slices.Clone(inst.Early), slices.Clone(inst.Late), slices.Clone(inst.Service)
+	p.sum = dataSum(inst)
 	return p
 }
 
-// derive computes the data without the copies that matches compares.
+// derive computes the data without the checksum that matches compares.
 func derive(inst *lazymask.Instance) *Prepared {
 	n := inst.N
 	d := inst.Matrix()
-	p := &Prepared{problem: inst.Problem, symm: symmetric(d, n)}
-	if inst.Problem == lazymask.TSPTW {
-		if inst.Dist != nil {
-			p.defect = triangleDefect(d, n)
-		}
-		if p.symm {
-			p.near = newNearLists(inst, d, n)
-		}
+	p := &Prepared{problem: inst.Problem, n: n, symm: symmetric(d, n)}
+	if inst.Problem == lazymask.TSPTW && inst.Dist != nil {
+		p.defect = triangleDefect(d, n)
 	}
 	return p
 }
 
 // matches reports whether p was derived from inst's data (an O(N²)
-// comparison, against Prepare's O(N³)).
+// checksum, against Prepare's O(N³)).
 func (p *Prepared) matches(inst *lazymask.Instance) bool {
-	return p.problem == inst.Problem && slices.Equal(p.dist, inst.Matrix()) &&
-		slices.Equal(p.early, inst.Early) && slices.Equal(p.late, inst.Late) && slices.Equal(p.service, inst.Service)
+	return p.problem == inst.Problem && p.n == inst.N && p.sum == dataSum(inst)
+}
+
+// dataSum is a checksum (FNV-1a) of the data a Prepared derives from: the
+// travel times, windows and service times.
+func dataSum(inst *lazymask.Instance) uint64 {
+	h := fnv.New64a()
+	var buf [8 * 512]byte
+	for _, xs := range [][]float64{inst.Matrix(), inst.Early, inst.Late, inst.Service} {
+		b := buf[:0]
+		for _, x := range xs {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+			if len(b) == len(buf) {
+				h.Write(b)
+				b = buf[:0]
+			}
+		}
+		h.Write(b)
+		h.Write([]byte{0xff}) // a separator, so that lengths count
+	}
+	return h.Sum64()
 }

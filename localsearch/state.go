@@ -108,7 +108,7 @@ func newState(inst *lazymask.Instance, prep *Prepared) *state {
 		}
 	}
 	if s.symm && s.tsptw { // TSPDL scans stay full (see newSearch)
-		s.near, s.nearOK = prep.near, true
+		s.near, s.nearOK = newNearLists(inst, s.dist, n), true
 	}
 	s.preTime = make([]float64, n)
 	s.preExcess = make([]float64, n)

@@ -212,7 +212,7 @@ func RenderCurve(recs []Record, stageStarts ...int) ([]byte, error) {
 const smoothMin = 20
 
 // smooth returns the centred moving average of pts over a window of about
-// 5% of the points (at least 5), narrower at the ends; the window never
+// a twentieth of the points (at least 5), narrower at the ends; the window never
 // reaches across the start of a stage (a point with X ≤ a stage start
 // belongs to the stage before it).
 func smooth(pts plotter.XYs, stageStarts []int) plotter.XYs {
