@@ -131,7 +131,7 @@ func (sc *scanner) scanNear(kinds []MoveKind, offset int, f func(move) bool) boo
 	}
 	for a := 0; a < n; a++ {
 		x := (a + offset) % n
-		if sc.anchorHi > 0 && (x < sc.anchorLo || x > sc.anchorHi) {
+		if sc.anchorHi > 0 && (x < sc.anchorLo || x > sc.anchorHi) || sc.only != nil && !sc.only[x] {
 			continue
 		}
 		for _, kind := range kinds {

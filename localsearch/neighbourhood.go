@@ -116,6 +116,9 @@ type scanner struct {
 	// anchorLo..anchorHi, when anchorHi > 0, are the only anchor
 	// positions scanNear visits (the warp descents' window).
 	anchorLo, anchorHi int
+	// only, when set, holds the only start positions scan and scanNear
+	// visit (a local descent's marks).
+	only []bool
 	// expired, when set, is asked every 1024 filtered moves (which the
 	// visitor, and its own deadline check, never sees); true stops the scan.
 	expired func() bool
@@ -156,6 +159,9 @@ func (sc *scanner) scan(kinds []MoveKind, offset int, f func(move) bool) bool {
 	span := n - 1 // positions 1..n−1
 	for a := 0; a < span; a++ {
 		i := 1 + (a+offset)%span
+		if sc.only != nil && !sc.only[i] {
+			continue
+		}
 		for _, kind := range kinds {
 			if sc.one(kind, i, f) {
 				return true
