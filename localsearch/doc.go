@@ -71,7 +71,11 @@
 // cost least among the feasible places. A TSPTW search whose kicks made no
 // gain for 100 kicks restarts: from the urgency order, repaired where it is
 // infeasible (once), otherwise from the best tour ruined by several kicks,
-// and kicks on from that local optimum, the best tour kept apart.
+// and kicks on from that local optimum, the best tour kept apart. On TSPTW
+// instances of 150 nodes or more, the descent after a kick first scans
+// only the moves near the kick's new edges, and the full descent runs
+// only where that beat the tour kicked from, so a kept tour is still a
+// full local optimum.
 //
 // Local optima that lose to the best tour are not simply dropped: each is
 // merged with it (Options.NoMerge turns this off). Wherever the two tours
