@@ -574,9 +574,16 @@ func (se *search) budgetHit() bool {
 // earlier hides moves that became feasible; with bits the descents from the
 // decoded tours needed a confirming full scan anyway and cost more, and the
 // descents after kicks stopped short of local optima (worse per second).
-func (se *search) descend() {
+func (se *search) descend() { se.descendOver(nil) }
+
+// descendOver is descend, or with marks (descendLocal) a descent whose
+// scans visit only the moves that start at a marked position, each applied
+// move marking the positions it changed, and no reversal-pair scan.
+func (se *search) descendOver(marks []bool) {
 	clear(se.rejected)
 	se.res.Stop = LocalOptimum
+	se.sc.only = marks
+	defer func() { se.sc.only = nil }()
 	for !se.budgetHit() {
 		se.res.Iterations++
 		m, ok := se.scan()
@@ -584,14 +591,18 @@ func (se *search) descend() {
 			se.res.Stop = TimeBudget
 			return
 		}
-		if !ok && revPairs && se.st.tsptw && se.st.excess == 0 {
+		if !ok && marks == nil && revPairs && se.st.tsptw && se.st.excess == 0 {
 			m, ok = se.scanRevPair()
 		}
 		if !ok {
 			se.res.Stop = LocalOptimum
 			return
 		}
+		before := se.res.Moves
 		se.apply(m)
+		if marks != nil && se.res.Moves > before {
+			se.mark(m.i-1, max(m.i, m.j, m.k))
+		}
 	}
 }
 
@@ -935,36 +946,8 @@ func (se *search) mark(lo, hi int) {
 	}
 }
 
-// descendLocal is descend restricted to the marked positions: each scan
-// visits the moves that start at a marked position, and an applied move
-// marks the positions it changed.
-func (se *search) descendLocal() {
-	clear(se.rejected)
-	se.res.Stop = LocalOptimum
-	for !se.budgetHit() {
-		se.res.Iterations++
-		m, ok := se.scanMarked()
-		if se.timeUp {
-			se.res.Stop = TimeBudget
-			return
-		}
-		if !ok {
-			return
-		}
-		before := se.res.Moves
-		se.apply(m)
-		if se.res.Moves > before {
-			se.mark(m.i-1, max(m.i, m.j, m.k))
-		}
-	}
-}
-
-// scanMarked is scan over the marked start positions.
-func (se *search) scanMarked() (move, bool) {
-	se.sc.only = se.marks
-	defer func() { se.sc.only = nil }()
-	return se.scan()
-}
+// descendLocal is descend over the marked start positions (descendOver).
+func (se *search) descendLocal() { se.descendOver(se.marks) }
 
 // markDiff marks the positions of the current tour around its edges that
 // old lacks.
