@@ -377,13 +377,13 @@ func (se *search) run(starts [][]int) []int {
 		failed = 0
 		se.res.Kicks++
 		if se.marks != nil && bestKey.excess == 0 {
-			se.markDiff(cur)
+			se.markDiff(cur) // sets marked
 		}
 		if bestKey.excess > 0 {
 			st.set(se.kick(best))
 		}
 		se.lastPos = 0
-		if se.marked && bestKey.excess == 0 {
+		if se.marked {
 			// A local descent, then the full one only where that beat the
 			// tour kicked from (localKicks).
 			se.descendLocal()
@@ -574,6 +574,8 @@ func (se *search) budgetHit() bool {
 // earlier hides moves that became feasible; with bits the descents from the
 // decoded tours needed a confirming full scan anyway and cost more, and the
 // descents after kicks stopped short of local optima (worse per second).
+// (Large TSPTW searches scan near a kick first, then descend in full where
+// that gained: localKicks.)
 func (se *search) descend() { se.descendOver(nil) }
 
 // descendOver is descend, or with marks (descendLocal) a descent whose
@@ -923,15 +925,14 @@ func (se *search) kick(tour []int) []int {
 	return out
 }
 
-// localKicks lets a TSPTW search of at least localKicksN nodes descend
-// after each kick by scans of the moves that start near the kick's new
-// edges (localMargin positions either side) and near the moves it applies
-// (descendLocal), and run the full descent only where that beat the tour
-// kicked from; so the returned tour is still a full local optimum. Why: at
-// N ≥ 150 a full scan is O(N²) while a kick changes a few places, and the
-// full descents made about one proof scan per kick; the local ones made
-// 1.3–2.4 times the kicks in the same time (docs/experiments.md, "Local
-// descents after kicks"). At N = 101 (Gendreau) they did no better.
+// localKicks: after a kick, a TSPTW search of at least localKicksN nodes
+// first descends over the moves that start within localMargin positions of
+// the kick's new edges and of the moves it applies (descendLocal), and runs
+// the full descent only where that beat the tour kicked from, so kept tours
+// stay full local optima. Why: there a full scan is O(N²) while a kick
+// changes a few places, and the descents spent most of a kick proving the
+// local optimum; at N = 101 the local descents did no better
+// (docs/experiments.md, "Local descents after kicks").
 var localKicks = true
 
 const (
