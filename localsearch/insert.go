@@ -9,11 +9,12 @@ import (
 	"github.com/lmask/lmask/lazymask"
 )
 
-// inserter builds TSPTW tours by cheapest feasible insertion into a partial
-// tour. Each position keeps its departure time (forward) and the latest
-// arrival that keeps every later visit within its window (backward), so an
-// insertion is tested in O(1): the new node must be reached in time, and
-// the node after it no later than its latest arrival.
+// inserter builds TSPTW and TSPDL tours by cheapest feasible insertion
+// into a partial tour. Each position keeps its departure time (forward) and
+// the latest arrival that keeps every later visit within its window
+// (backward), so an insertion is tested in O(1): the new node must be
+// reached in time, and the node after it no later than its latest arrival
+// (TSPDL: the load and the least slack after it, refreshDL).
 type inserter struct {
 	inst *lazymask.Instance
 	n    int
@@ -52,6 +53,9 @@ func (s *inserter) reset(tour []int) bool {
 // refresh recomputes the departures and latest arrivals; false when the
 // partial tour breaks a window.
 func (s *inserter) refresh() bool {
+	if s.inst.Problem == lazymask.TSPDL {
+		return s.refreshDL()
+	}
 	in, n, t := s.inst, s.n, s.tour
 	m := len(t)
 	s.dep[0] = 0
@@ -80,18 +84,46 @@ func (s *inserter) refresh() bool {
 	return ok
 }
 
+// refreshDL is refresh for TSPDL: dep[p] is the load delivered up to and
+// including position p, late[p] the least slack (draft limit less that
+// load) over positions p.., so an insertion after p fits when v's own
+// load keeps its limit and late[p+1] covers v's demand.
+func (s *inserter) refreshDL() bool {
+	in, t := s.inst, s.tour
+	m := len(t)
+	s.dep[0] = 0
+	ok := true
+	for p := 1; p < m; p++ {
+		s.dep[p] = s.dep[p-1] + in.Demand[t[p]]
+		ok = ok && s.dep[p]-in.Draft[t[p]] <= lazymask.Tol
+	}
+	s.late[m] = math.Inf(1)
+	for p := m - 1; p >= 1; p-- {
+		s.late[p] = math.Min(s.late[p+1], in.Draft[t[p]]-s.dep[p])
+	}
+	return ok
+}
+
 // fits reports whether inserting v after position p keeps the partial
 // tour feasible, and by how much it lengthens the tour.
 func (s *inserter) fits(v, p int) (delta float64, ok bool) {
 	in, n, t := s.inst, s.n, s.tour
 	u := t[p]
+	w := 0
+	if p+1 < len(t) {
+		w = t[p+1]
+	}
+	if in.Problem == lazymask.TSPDL {
+		if s.dep[p]+in.Demand[v]-in.Draft[v] > lazymask.Tol || (w != 0 && s.late[p+1]-in.Demand[v] < -lazymask.Tol) {
+			return 0, false
+		}
+		return s.d[u*n+v] + s.d[v*n+w] - s.d[u*n+w], true
+	}
 	arr := s.dep[p] + s.d[u*n+v]
 	if arr-in.Late[v] > lazymask.Tol {
 		return 0, false
 	}
-	w := 0
-	if p+1 < len(t) {
-		w = t[p+1]
+	if w != 0 {
 		if math.Max(arr, in.Early[v])+in.Service[v]+s.d[v*n+w] > s.late[p+1] {
 			return 0, false
 		}
