@@ -256,7 +256,7 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 		runPass(jobs, opt, mid, workers, out, errs, prep)
 		var more []int
 		for i := range out {
-			if errs[i] == nil && needsMore(jobs[i].Inst, &out[i]) {
+			if errs[i] == nil && needsMore(&out[i]) {
 				more = append(more, i)
 			}
 		}
@@ -312,25 +312,16 @@ func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Res
 }
 
 // needsMore says whether a first pass's result gets a part of the second
-// pass. A TSPTW search qualifies whenever the time cut it (it did not end
-// by itself): its kicks start from its best tour, so a resume with the
-// next seed loses nothing and is a second, independent draw, and a stuck
-// instance's kicks to its optimum are heavy-tailed while which instance is
-// stuck does not show (Gendreau n40w160.003, 34 kicks from its optimum,
-// did not qualify under the rule below). A TSPDL search walks among
-// near-best local optima (acceptDL), which a resume would restart, so it
-// qualifies only when it never kicked, is infeasible or a repair, or
-// improved in the second half of its kicks (docs/experiments.md, "The
-// second pass for every cut search").
-func needsMore(in *lazymask.Instance, r *Result) bool {
-	s := &r.Search
-	if !r.Searched || s.Stop != localsearch.TimeBudget {
-		return false
-	}
-	if in.Problem == lazymask.TSPTW {
-		return true
-	}
-	return s.Kicks == 0 || !r.Final.Feasible || s.Repaired || 2*s.LastAccepted > s.Kicks
+// pass: whenever the time cut its search (it did not end by itself). Its
+// kicks start from its best tour, so a resume with the next seed loses
+// nothing and is a second, independent draw, and a stuck instance's kicks
+// to its optimum are heavy-tailed while which instance is stuck does not
+// show (Gendreau n40w160.003, 34 kicks from its optimum, did not qualify
+// under a rule by the kicks' gains; TSPDL had such a rule until its
+// searches restarted on their own: docs/experiments.md, "The second pass
+// for every cut search" and "TSPDL basins").
+func needsMore(r *Result) bool {
+	return r.Searched && r.Search.Stop == localsearch.TimeBudget
 }
 
 // resume searches the jobs of idx again from their best tours, sharing the

@@ -292,36 +292,30 @@ func TestForEach(t *testing.T) {
 	ForEach(0, 2, func(int) { t.Fatal("called for n = 0") })
 }
 
-// TestNeedsMore: every TSPTW search cut by its time limit qualifies for
-// the second pass, whatever its kicks gained; a TSPDL one only when it never
-// kicked, is infeasible or a repair, or last improved in the second half
-// of its kicks; one that ended by itself never.
+// TestNeedsMore: every search cut by its time limit qualifies for the
+// second pass, whatever its kicks gained; one that ended by itself never.
 func TestNeedsMore(t *testing.T) {
 	feasible := lazymask.Verdict{Feasible: true}
 	res := func(stop localsearch.StopReason, kicks, last int, final lazymask.Verdict, repaired bool) *Result {
 		return &Result{Searched: true, Final: final, Search: localsearch.Result{Stop: stop, Kicks: kicks, LastAccepted: last, Repaired: repaired}}
 	}
-	tw, dl := &lazymask.Instance{Problem: lazymask.TSPTW}, &lazymask.Instance{Problem: lazymask.TSPDL}
 	for _, tc := range []struct {
-		name   string
-		r      *Result
-		tw, dl bool // the verdicts for TSPTW and TSPDL
+		name string
+		r    *Result
+		want bool
 	}{
-		{"not searched", &Result{}, false, false},
-		{"ended by itself", res(localsearch.LocalOptimum, 0, 0, lazymask.Verdict{}, true), false, false},
-		{"ended by its move budget", res(localsearch.MoveBudget, 100, 0, feasible, false), false, false},
-		{"stalled", res(localsearch.TimeBudget, 100, 40, feasible, false), true, false},
-		{"never improved by a kick", res(localsearch.TimeBudget, 100, 0, feasible, false), true, false},
-		{"still improving", res(localsearch.TimeBudget, 100, 51, feasible, false), true, true},
-		{"descents cut", res(localsearch.TimeBudget, 0, 0, feasible, false), true, true},
-		{"infeasible", res(localsearch.TimeBudget, 100, 10, lazymask.Verdict{}, false), true, true},
-		{"a repair", res(localsearch.TimeBudget, 100, 10, feasible, true), true, true},
+		{"not searched", &Result{}, false},
+		{"ended by itself", res(localsearch.LocalOptimum, 0, 0, lazymask.Verdict{}, true), false},
+		{"ended by its move budget", res(localsearch.MoveBudget, 100, 0, feasible, false), false},
+		{"stalled", res(localsearch.TimeBudget, 100, 40, feasible, false), true},
+		{"never improved by a kick", res(localsearch.TimeBudget, 100, 0, feasible, false), true},
+		{"still improving", res(localsearch.TimeBudget, 100, 51, feasible, false), true},
+		{"descents cut", res(localsearch.TimeBudget, 0, 0, feasible, false), true},
+		{"infeasible", res(localsearch.TimeBudget, 100, 10, lazymask.Verdict{}, false), true},
+		{"a repair", res(localsearch.TimeBudget, 100, 10, feasible, true), true},
 	} {
-		if got := needsMore(tw, tc.r); got != tc.tw {
-			t.Errorf("%s: TSPTW needsMore = %v, want %v", tc.name, got, tc.tw)
-		}
-		if got := needsMore(dl, tc.r); got != tc.dl {
-			t.Errorf("%s: TSPDL needsMore = %v, want %v", tc.name, got, tc.dl)
+		if got := needsMore(tc.r); got != tc.want {
+			t.Errorf("%s: needsMore = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
@@ -360,7 +354,7 @@ func TestImproveSecondPass(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatal(errs[i])
 		}
-		if needsMore(jobs[i].Inst, &first[i]) {
+		if needsMore(&first[i]) {
 			more = append(more, i)
 		}
 	}
