@@ -102,3 +102,34 @@ func TestRestartDL(t *testing.T) {
 		t.Errorf("only %d of 24 restarts built a tour", built)
 	}
 }
+
+// TestRestartDLKeepsPrefix: TSPDL searches with a fixed prefix restart
+// (200 kicks, most of them stalled on 20 customers) and keep the prefix,
+// each result feasible and no longer than its start.
+func TestRestartDLKeepsPrefix(t *testing.T) {
+	insts, _, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPDL, N: 21, Hardness: "medium", Seed: 6}, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restartsMade := 0
+	for i, in := range insts {
+		start := OrderTour(in)
+		const fixed = 4
+		r, err := Improve(in, start, Options{Fixed: fixed, Kicks: 200, Seed: uint64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(r.Tour[:fixed], start[:fixed]) {
+			t.Fatalf("instance %d: prefix %v changed: %v", i, start[:fixed], r.Tour)
+		}
+		before, _ := lazymask.Check(in, start)
+		chk, err := lazymask.Check(in, r.Tour)
+		if err != nil || !chk.Feasible || chk.Cost > before.Cost+1e-9 {
+			t.Fatalf("instance %d: %v (%v), start %v", i, chk.Cost, err, before.Cost)
+		}
+		restartsMade += r.Restarts
+	}
+	if restartsMade == 0 {
+		t.Fatal("no search restarted")
+	}
+}
