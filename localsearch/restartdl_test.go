@@ -15,7 +15,7 @@ import (
 // TSPDL basin at 8008, where the preset's searches ended in 4 of 8 runs.
 // From that tour, 60 kicks with the shuffled descents (shuffleDL) and the
 // restarts (stallKicksDL) end at the optimum in far more of 48 seeds than
-// kicks without both (27 against 11 when this was written), and every
+// kicks without both (24 against 11 when this was written), and every
 // result replays feasible at the cost it reports.
 func TestDLKicksLeaveBasin(t *testing.T) {
 	bm, err := datasets.ImportBenchmark(testenv.SharedFile(t, "benchmarks", "tspdl-rakke", "ulysses22_25_7.txt"), "", datasets.BenchmarkOptions{})
@@ -98,7 +98,7 @@ func TestRestartDL(t *testing.T) {
 		}
 	}
 	t.Logf("%d restarts built, %d found no tour", built, failed)
-	if built < 3 {
+	if built < 12 {
 		t.Errorf("only %d of 24 restarts built a tour", built)
 	}
 }
