@@ -73,11 +73,11 @@
 // infeasible (once), otherwise from the best tour ruined by several kicks,
 // and kicks on from that local optimum, the best tour kept apart; TSPDL
 // searches restart after 15 such kicks from a new draft-order insertion
-// tour, and every third TSPDL kick descends in a random order. On TSPTW
-// instances of 150 nodes or more, the descent after a kick first scans
-// only the moves near the kick's new edges, and the full descent runs
-// only where that beat the tour kicked from, so a kept tour is still a
-// full local optimum.
+// tour, and every third TSPDL kick after five without a gain descends in a
+// random order. On TSPTW instances of 150 nodes or more, the descent
+// after a kick first scans only the moves near the kick's new edges, and
+// the full descent runs only where that beat the tour kicked from, so a
+// kept tour is still a full local optimum.
 //
 // Local optima that lose to the best tour are not simply dropped: each is
 // merged with it (Options.NoMerge turns this off). Wherever the two tours

