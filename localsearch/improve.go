@@ -202,6 +202,11 @@ type search struct {
 	marks  []bool
 	marked bool
 	succ   []int
+	// known is the tour a kick started from (a local optimum) and
+	// knownCost its length: a descent after the kick that comes back to it
+	// stops there (most kicks on small instances do).
+	known     []int
+	knownCost float64
 }
 
 func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Result) *search {
@@ -365,6 +370,7 @@ func (se *search) run(starts [][]int) []int {
 			}
 		}
 		st.set(cur)
+		se.known, se.knownCost = cur, st.cost
 		warp := warpKicks && st.tsptw && se.warpStall >= warpAfter
 		se.marked = false
 		if se.marks != nil {
@@ -404,6 +410,7 @@ func (se *search) run(starts [][]int) []int {
 		} else {
 			se.descend()
 		}
+		se.known = nil
 		if !st.tsptw && st.excess == 0 && bestKey.excess == 0 && st.cost < bestKey.cost*(1+acceptDL) {
 			copy(cur, st.tour)
 		}
@@ -454,6 +461,10 @@ const (
 
 // shuffledKicksDL enables shuffleDL (tests turn it off to compare).
 var shuffledKicksDL = true
+
+// stopAtKnown ends a descent after a kick where it comes back to the tour
+// kicked from (search.known; tests turn it off to compare).
+var stopAtKnown = true
 
 // restarts enables search.restart (tests turn it off to compare).
 var restarts = true
@@ -647,11 +658,16 @@ func (se *search) descend() { se.descendOver(nil) }
 // scans visit only the moves that start at a marked position, each applied
 // move marking the positions it changed, and no reversal-pair scan.
 func (se *search) descendOver(marks []bool) {
+	st := se.st
 	clear(se.rejected)
 	se.res.Stop = LocalOptimum
 	se.sc.only = marks
 	defer func() { se.sc.only = nil }()
 	for !se.budgetHit() {
+		if stopAtKnown && se.known != nil && st.excess == 0 && math.Abs(st.cost-se.knownCost) <= costEps && slices.Equal(st.tour, se.known) {
+			se.res.KnownOptima++
+			return // no move improves a local optimum: its proof scan is spared
+		}
 		se.res.Iterations++
 		m, ok := se.scan()
 		if se.timeUp {

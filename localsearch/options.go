@@ -253,6 +253,10 @@ type Result struct {
 	// RevPairs counts applied moves that reverse two adjacent runs (part
 	// of Moves, not of MovesByKind).
 	RevPairs int
+	// KnownOptima counts the descents after kicks that came back to the
+	// tour kicked from and stopped there, sparing the scan that proves it
+	// a local optimum again.
+	KnownOptima int
 	// Restarts counts the TSPTW kick phase's restarts away from a best
 	// tour that stalled (search.restart).
 	Restarts int
