@@ -77,7 +77,9 @@
 // random order. On TSPTW instances of 150 nodes or more, the descent
 // after a kick first scans only the moves near the kick's new edges, and
 // the full descent runs only where that beat the tour kicked from, so a
-// kept tour is still a full local optimum.
+// kept tour is still a full local optimum. A descent after a kick that
+// comes back to the tour kicked from stops there, without proving it a
+// local optimum again (most kicks on small instances do come back).
 //
 // Local optima that lose to the best tour are not simply dropped: each is
 // merged with it (Options.NoMerge turns this off). Wherever the two tours
