@@ -369,7 +369,9 @@ func (se *search) run(starts [][]int) []int {
 				continue
 			}
 		}
-		st.set(cur)
+		// From the first position the last kick changed: the rest of the
+		// data, the run tables included, stands (TestIncrementalUpdate).
+		st.update(cur, false)
 		se.known, se.knownCost = cur, st.cost
 		warp := warpKicks && st.tsptw && se.warpStall >= warpAfter
 		se.marked = false
