@@ -48,20 +48,6 @@ func (s *state) warpOf(ps []piece) float64 {
 	return seg.warp
 }
 
-// warpGains reports whether base + w × (the time warp of the tour that the
-// pieces describe) is below f. It stops at the first piece whose partial
-// warp already reaches f: a concatenation's warp is never below its left
-// part's, and most candidates of a warp descent fail early.
-func (s *state) warpGains(ps []piece, base, w, f float64) bool {
-	var seg twSeg
-	for k, p := range ps {
-		if seg = s.join(seg, k, p); base+w*seg.warp >= f {
-			return false
-		}
-	}
-	return true
-}
-
 // warpKick perturbs the current feasible TSPTW tour by random double
 // bridges, whatever their windows, until one leaves time warp (at least
 // warpBridges, at most kickMovesTW), and descends on length + weight × warp
@@ -147,7 +133,7 @@ func (se *search) warpDescend(w float64, lo, hi int) {
 			if dc >= w*(warp0-kept)-costEps {
 				return false
 			}
-			if st.warpGains(ps, st.cost+dc, w, f0-costEps) {
+			if st.cost+dc+w*st.warpOf(ps) < f0-costEps {
 				best, found = m, true
 				return true
 			}
