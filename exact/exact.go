@@ -13,28 +13,37 @@
 // on the rest exceeds it. The optimum is replayed by lazymask.Check, which
 // alone declares it feasible.
 //
-// Memory and time grow as 2^(N−1)·(N−1) states: N ≤ 20 or so is practical.
+// The states are built stage by stage (sets of one customer, then of two,
+// …) and only where some label reaches them, so the work follows the
+// reachable states rather than all 2^(N−1)·(N−1): tight windows and a good
+// upper bound keep a 100-node instance small, while wide windows make N ≈ 25
+// the practical limit. Options.MaxLabels and Options.Deadline bound a solve.
 package exact
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"time"
 
 	"github.com/lmask/lmask/lazymask"
 )
 
-// MaxN is the largest instance (nodes, depot included) Solve accepts: the
-// state table has 2^(N−1)·(N−1) entries.
-const MaxN = 25
+// MaxN is the largest instance (nodes, depot included) Solve accepts: a
+// set of customers is a fixed 256-bit key.
+const MaxN = 1 + 64*setWords
 
 // DefaultMaxLabels bounds the labels of one solve (about 32 bytes each).
 const DefaultMaxLabels = 20_000_000
 
 // ErrTooLarge is returned when the instance or its labels exceed the limits.
 var ErrTooLarge = errors.New("exact: instance too large")
+
+// ErrTimeLimit is returned when Options.Deadline passes before the proof.
+var ErrTimeLimit = errors.New("exact: time limit")
 
 // ErrInfeasible is returned when no feasible tour exists (at most
 // Options.Upper, when that is set).
@@ -49,6 +58,13 @@ type Options struct {
 	Upper float64
 	// MaxLabels bounds the labels kept (DefaultMaxLabels when zero).
 	MaxLabels int
+	// Metric says that the travel times keep the triangle inequality
+	// (d(a, c) ≤ d(a, b) + d(b, c)), so they are their own shortest paths
+	// and the O(N³) pass that finds those is skipped.
+	Metric bool
+	// Deadline, when set, ends a solve that has not finished by then, or
+	// that would not at the pace of its last stage (ErrTimeLimit).
+	Deadline time.Time
 }
 
 // Result is a proven optimum.
@@ -97,9 +113,12 @@ func Solve(inst *lazymask.Instance, opt Options) (Result, error) {
 	if maxLabels <= 0 {
 		maxLabels = DefaultMaxLabels
 	}
-	s := newSolver(inst, opt.Upper)
-	best, err := s.run(maxLabels)
-	res := Result{Labels: s.labels.n, States: s.states}
+	s := newSolver(inst, opt.Upper, opt.Metric, opt.Deadline)
+	if s == nil {
+		return Result{Elapsed: time.Since(began)}, fmt.Errorf("exact %s: %w", inst.Name, ErrTimeLimit)
+	}
+	best, err := s.run(maxLabels, opt.Deadline)
+	res := Result{Labels: s.labels.n, States: s.states, Elapsed: time.Since(began)}
 	if err != nil {
 		return res, fmt.Errorf("exact %s: %w", inst.Name, err)
 	}
@@ -121,13 +140,67 @@ func Solve(inst *lazymask.Instance, opt Options) (Result, error) {
 type solver struct {
 	inst   *lazymask.Instance
 	n, m   int // nodes; customers (m = n − 1)
+	tw     bool
 	d      []float64
-	sp     []float64 // shortest-path travel times (Floyd–Warshall)
 	minIn  []float64 // cheapest arc into each node
 	upper  float64
-	heads  []int32 // per state (mask·m + last−1): first label, −1 for none
 	labels arena
 	states int
+	// TSPTW: tight[j] lists the tightK customers k of least late[k] −
+	// sp(j, k), the latest departure from j that still reaches k in time
+	// (sp: shortest-path travel times, Floyd–Warshall), with that bound in
+	// tightAt; the first customer of the list not yet
+	// visited decides whether every unvisited one can still be reached.
+	// TSPDL: tight[0] lists them all by draft − demand, the most load they
+	// can still take.
+	tight   [][]int32
+	tightAt [][]float64
+	boundAt []float64 // TSPTW: late[k] − sp(j, k) at j·n + k
+	byLate  []int32   // TSPTW: the customers by window end
+}
+
+// setWords is the number of 64-bit words of a set of customers.
+const setWords = 4
+
+// set holds customer k (1 ≤ k < n) at bit k − 1.
+type set [setWords]uint64
+
+func (s set) has(k int) bool { return s[(k-1)>>6]&(1<<((k-1)&63)) != 0 }
+
+// eachOut calls f with every customer 1..m outside s, in increasing order,
+// until f returns false.
+func (s set) eachOut(m int, f func(k int) bool) {
+	for w := 0; w*64 < m; w++ {
+		x := ^s[w]
+		if rest := m - w*64; rest < 64 {
+			x &= 1<<rest - 1
+		}
+		for ; x != 0; x &= x - 1 {
+			if !f(w*64 + bits.TrailingZeros64(x) + 1) {
+				return
+			}
+		}
+	}
+}
+
+func (s set) with(k int) set {
+	s[(k-1)>>6] |= 1 << ((k - 1) & 63)
+	return s
+}
+
+// stateKey is a state: the visited set and the last customer.
+type stateKey struct {
+	s    set
+	last int32
+}
+
+// state is one reachable state of a stage: its labels' list and the lower
+// bound on the rest of a tour from it (Σ minIn over the customers outside
+// the set, the depot's included).
+type state struct {
+	key  stateKey
+	head int32
+	rest float64
 }
 
 // arena stores labels in fixed chunks, so growing it never copies them
@@ -137,7 +210,7 @@ type arena struct {
 	n      int
 }
 
-const chunkBits = 16
+const chunkBits = 12
 
 func (a *arena) at(i int32) *label { return &a.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
 
@@ -151,21 +224,12 @@ func (a *arena) add(l label) int32 {
 	return i
 }
 
-func newSolver(inst *lazymask.Instance, upper float64) *solver {
+// newSolver prepares a solve, or returns nil when deadline passes first.
+func newSolver(inst *lazymask.Instance, upper float64, metric bool, deadline time.Time) *solver {
 	n := inst.N
-	s := &solver{inst: inst, n: n, m: n - 1, d: inst.Matrix(), upper: math.Inf(1)}
+	s := &solver{inst: inst, n: n, m: n - 1, tw: inst.Problem == lazymask.TSPTW, d: inst.Matrix(), upper: math.Inf(1)}
 	if upper > 0 {
 		s.upper = upper * (1 + 1e-9)
-	}
-	s.sp = append([]float64(nil), s.d...)
-	for k := 0; k < n; k++ {
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				if v := s.sp[i*n+k] + s.sp[k*n+j]; v < s.sp[i*n+j] {
-					s.sp[i*n+j] = v
-				}
-			}
-		}
 	}
 	s.minIn = make([]float64, n)
 	for j := 0; j < n; j++ {
@@ -176,6 +240,49 @@ func newSolver(inst *lazymask.Instance, upper float64) *solver {
 			}
 		}
 	}
+	order := func(bound func(k int) float64) ([]int32, []float64) {
+		ks := make([]int32, 0, n-1)
+		for k := 1; k < n; k++ {
+			ks = append(ks, int32(k))
+		}
+		slices.SortStableFunc(ks, func(a, b int32) int { return cmp.Compare(bound(int(a)), bound(int(b))) })
+		at := make([]float64, len(ks))
+		for i, k := range ks {
+			at[i] = bound(int(k))
+		}
+		return ks, at
+	}
+	if !s.tw {
+		ks, at := order(func(k int) float64 { return inst.Draft[k] - inst.Demand[k] })
+		s.tight, s.tightAt = [][]int32{ks}, [][]float64{at}
+		return s
+	}
+	sp := append([]float64(nil), s.d...)
+	for k := 0; k < n && !metric; k++ {
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			return nil
+		}
+		rowK := sp[k*n : k*n+n]
+		for i := 0; i < n; i++ {
+			dik, rowI := sp[i*n+k], sp[i*n:i*n+n]
+			for j, v := range rowK {
+				if w := dik + v; w < rowI[j] {
+					rowI[j] = w
+				}
+			}
+		}
+	}
+	s.boundAt = sp
+	for j := 0; j < n; j++ {
+		for k := 0; k < n; k++ {
+			s.boundAt[j*n+k] = inst.Late[k] - sp[j*n+k]
+		}
+	}
+	s.byLate, _ = order(func(k int) float64 { return inst.Late[k] })
+	s.tight, s.tightAt = make([][]int32, n), make([][]float64, n)
+	for j := range n {
+		s.tight[j], s.tightAt[j] = s.tightest(j)
+	}
 	return s
 }
 
@@ -185,7 +292,7 @@ func newSolver(inst *lazymask.Instance, upper float64) *solver {
 // lazymask.Check sums it.
 func (s *solver) visit(t, d float64, j int) (float64, bool) {
 	in := s.inst
-	if in.Problem == lazymask.TSPDL {
+	if !s.tw {
 		load := t + in.Demand[j]
 		return load, load-in.Draft[j] <= lazymask.Tol
 	}
@@ -196,41 +303,107 @@ func (s *solver) visit(t, d float64, j int) (float64, bool) {
 	return math.Max(arr, in.Early[j]) + in.Service[j], true
 }
 
-// alive reports whether every customer outside mask can still be reached
+// alive reports whether every customer outside vis can still be reached
 // in time from node j departing at t (TSPTW), or visited under its draft
-// limit after load t (TSPDL: loads only grow).
-func (s *solver) alive(mask uint32, j int, t float64) bool {
-	in := s.inst
-	if in.Problem == lazymask.TSPDL {
-		for k := 1; k < s.n; k++ {
-			if mask&(1<<(k-1)) == 0 && k != j && t+in.Demand[k]-in.Draft[k] > lazymask.Tol {
-				return false
-			}
+// limit after load t (TSPDL: loads only grow): the tightest unvisited
+// customer decides, found in the tight order or, once those are all
+// visited, among the customers left.
+func (s *solver) alive(vis set, j int, t float64) bool {
+	row, at := s.tight[0], s.tightAt[0]
+	if s.tw {
+		row, at = s.tight[j], s.tightAt[j]
+	}
+	for i, k := range row {
+		if !vis.has(int(k)) {
+			return t-at[i] <= lazymask.Tol
 		}
+	}
+	if len(row) == s.m {
 		return true
 	}
+	ok := true
+	vis.eachOut(s.m, func(k int) bool {
+		ok = t-s.bound(j, k) <= lazymask.Tol
+		return ok
+	})
+	return ok
+}
+
+// tightK is how many of the customers tightest from a node TSPTW's alive
+// keeps in order; where all of them are visited it scans the rest.
+const tightK = 8
+
+// tightest returns the tightK customers with the least latest departure
+// from j (boundAt), in increasing order, and those bounds.
+func (s *solver) tightest(j int) ([]int32, []float64) {
+	ks := make([]int32, 0, tightK+1)
+	at := make([]float64, 0, tightK+1)
 	for k := 1; k < s.n; k++ {
-		if mask&(1<<(k-1)) == 0 && k != j && t+s.sp[j*s.n+k]-in.Late[k] > lazymask.Tol {
-			return false
+		b := s.boundAt[j*s.n+k]
+		if len(ks) == tightK && b >= at[tightK-1] {
+			continue
+		}
+		i := len(ks)
+		for i > 0 && at[i-1] > b {
+			i--
+		}
+		ks, at = slices.Insert(ks, i, int32(k)), slices.Insert(at, i, b)
+		if len(ks) > tightK {
+			ks, at = ks[:tightK], at[:tightK]
 		}
 	}
-	return true
+	return ks, at
+}
+
+// urgent returns the two customers outside vis with the earliest window
+// ends (TSPTW; 0 where there are fewer), for reaches.
+func (s *solver) urgent(vis set) (u0, u1 int) {
+	if !s.tw {
+		return 0, 0
+	}
+	for _, k := range s.byLate {
+		if !vis.has(int(k)) {
+			if u0 != 0 {
+				return u0, int(k)
+			}
+			u0 = int(k)
+		}
+	}
+	return u0, 0
+}
+
+// reaches is alive's quick necessary test after moving to k, departing at
+// t: the most urgent other customer left can still be reached in time.
+// Most extensions that alive rejects fail it already, in O(1).
+func (s *solver) reaches(k int, t float64, u0, u1 int) bool {
+	if u0 == k {
+		u0 = u1
+	}
+	return u0 == 0 || t-s.boundAt[k*s.n+u0] <= lazymask.Tol
+}
+
+// bound is the latest departure from j (TSPTW), or the most load (TSPDL),
+// that still lets customer k be visited.
+func (s *solver) bound(j, k int) float64 {
+	if s.tw {
+		return s.boundAt[j*s.n+k]
+	}
+	return s.inst.Draft[k] - s.inst.Demand[k]
 }
 
 // insert adds a label at state st unless one there dominates it, and drops
 // those it dominates. TSPDL keeps only the cheapest (its loads are equal).
-func (s *solver) insert(st int, l label, maxLabels int) error {
-	tw := s.inst.Problem == lazymask.TSPTW
+func (s *solver) insert(st *state, l label, maxLabels int) error {
 	prev := int32(-1)
-	for i := s.heads[st]; i >= 0; {
+	for i := st.head; i >= 0; {
 		o := s.labels.at(i)
-		if o.cost <= l.cost && (!tw || o.time <= l.time) {
+		if o.cost <= l.cost && (!s.tw || o.time <= l.time) {
 			return nil
 		}
-		if l.cost <= o.cost && (!tw || l.time <= o.time) {
+		if l.cost <= o.cost && (!s.tw || l.time <= o.time) {
 			nx := o.next
 			if prev < 0 {
-				s.heads[st] = nx
+				st.head = nx
 			} else {
 				s.labels.at(prev).next = nx
 			}
@@ -242,79 +415,115 @@ func (s *solver) insert(st int, l label, maxLabels int) error {
 	if s.labels.n >= maxLabels {
 		return fmt.Errorf("%w: more than %d labels", ErrTooLarge, maxLabels)
 	}
-	if s.heads[st] < 0 {
-		s.states++
-	}
-	l.next = s.heads[st]
-	s.heads[st] = s.labels.add(l)
+	l.next = st.head
+	st.head = s.labels.add(l)
 	return nil
 }
 
-// run fills the states in increasing order of their set (every subset of
-// a set is a smaller number, so a state is complete when its set is
-// reached) and returns the best complete label, or −1.
-func (s *solver) run(maxLabels int) (int, error) {
-	n, m := s.n, s.m
-	full := uint32(1)<<m - 1
-	s.heads = make([]int32, (1<<m)*m)
-	for i := range s.heads {
-		s.heads[i] = -1
+// stage collects the states of one set size, in the order they were
+// first reached (so a solve is deterministic), with an index by key.
+type stage struct {
+	states []state
+	index  map[stateKey]int32
+}
+
+func (g *stage) get(k stateKey, rest float64) *state {
+	if i, ok := g.index[k]; ok {
+		return &g.states[i]
 	}
-	// rest[mask] would cost 2^m floats; the lower bound on the rest of a
-	// tour is Σ minIn over the customers outside the set, plus the depot.
-	total := s.minIn[0]
-	for j := 1; j < n; j++ {
+	g.index[k] = int32(len(g.states))
+	g.states = append(g.states, state{key: k, head: -1, rest: rest})
+	return &g.states[len(g.states)-1]
+}
+
+// paceSlack is how far past its deadline a projection of a solve's pace
+// may reach before the solve stops early: the stages of a solve bounded
+// by a good tour shrink again after the middle, and the first stages'
+// pace is noisy.
+const paceSlack = 2
+
+// run extends every label of each stage by one customer into the next
+// stage and returns the best complete label, or −1.
+func (s *solver) run(maxLabels int, deadline time.Time) (int, error) {
+	n, m := s.n, s.m
+	total := 0.0
+	for j := 0; j < n; j++ {
 		total += s.minIn[j]
 	}
+	cur := &stage{index: map[stateKey]int32{}}
 	for j := 1; j < n; j++ {
 		t, ok := s.visit(0, s.d[j], j)
-		if s.inst.Problem == lazymask.TSPDL {
+		if !s.tw {
 			t, ok = s.visit(0, 0, j)
 		}
-		mask := uint32(1) << (j - 1)
-		if !ok || !s.alive(mask, j, t) || s.d[j]+total-s.minIn[j] > s.upper {
+		vis := set{}.with(j)
+		rest := total - s.minIn[j]
+		if !ok || !s.alive(vis, j, t) || s.d[j]+rest > s.upper {
 			continue
 		}
-		if err := s.insert(int(mask)*m+j-1, label{cost: s.d[j], time: t, parent: -1, node: int32(j)}, maxLabels); err != nil {
+		if err := s.insert(cur.get(stateKey{vis, int32(j)}, rest), label{cost: s.d[j], time: t, parent: -1, node: int32(j)}, maxLabels); err != nil {
 			return -1, err
 		}
 	}
-	bestCost, best := math.Inf(1), -1
-	for mask := uint32(1); mask <= full; mask++ {
-		rest := total
-		for b := mask; b != 0; b &= b - 1 {
-			rest -= s.minIn[bits.TrailingZeros32(b)+1]
-		}
-		for j := 1; j < n; j++ {
-			if mask&(1<<(j-1)) == 0 {
-				continue
-			}
-			for li := s.heads[int(mask)*m+j-1]; li >= 0; li = s.labels.at(li).next {
-				l := *s.labels.at(li)
-				if mask == full {
-					if c := l.cost + s.d[j*n]; c < bestCost {
-						bestCost, best = c, int(li)
+	timed, polls := !deadline.IsZero(), 0
+	start := time.Now()
+	for size := 1; size < m; size++ {
+		s.states += len(cur.states)
+		began := time.Now()
+		next := &stage{index: make(map[stateKey]int32, len(cur.states))}
+		for si := range cur.states {
+			st := cur.states[si]
+			j := int(st.key.last)
+			for li := st.head; li >= 0; li = s.labels.at(li).next {
+				if polls++; timed && polls&63 == 0 {
+					// this stage alone, at its pace so far, outlasts the time left
+					now := time.Now()
+					stage := float64(now.Sub(began)) * float64(len(cur.states)) / float64(si+1)
+					if now.After(deadline) || began.Add(time.Duration(stage)).After(deadline) {
+						return -1, ErrTimeLimit
 					}
-					continue
 				}
-				for k := 1; k < n; k++ {
-					bit := uint32(1) << (k - 1)
-					if mask&bit != 0 {
-						continue
-					}
+				l := *s.labels.at(li)
+				u0, u1 := s.urgent(st.key.s)
+				var err error
+				st.key.s.eachOut(m, func(k int) bool {
 					dc := s.d[j*n+k]
 					c := l.cost + dc
-					if c+rest-s.minIn[k] > s.upper {
-						continue
+					rest := st.rest - s.minIn[k]
+					if c+rest > s.upper {
+						return true
 					}
 					t, ok := s.visit(l.time, dc, k)
-					if !ok || !s.alive(mask|bit, k, t) {
-						continue
+					if !ok || !s.reaches(k, t, u0, u1) {
+						return true
 					}
-					if err := s.insert(int(mask|bit)*m+k-1, label{cost: c, time: t, parent: li, node: int32(k)}, maxLabels); err != nil {
-						return -1, err
+					vis := st.key.s.with(k)
+					if !s.alive(vis, k, t) {
+						return true
 					}
+					err = s.insert(next.get(stateKey{vis, int32(k)}, rest), label{cost: c, time: t, parent: li, node: int32(k)}, maxLabels)
+					return err == nil
+				})
+				if err != nil {
+					return -1, err
 				}
+			}
+		}
+		// The stages left, at the mean pace of those done, outlast the
+		// time left by paceSlack (a solve bounded by a good tour has its
+		// widest stages in the middle, so this pace is a guess).
+		if now := time.Now(); timed && now.Add(time.Duration(float64(now.Sub(start))/float64(size)*float64(m-1-size)/paceSlack)).After(deadline) {
+			return -1, ErrTimeLimit
+		}
+		cur = next
+	}
+	s.states += len(cur.states)
+	bestCost, best := math.Inf(1), -1
+	for _, st := range cur.states {
+		j := int(st.key.last)
+		for li := st.head; li >= 0; li = s.labels.at(li).next {
+			if c := s.labels.at(li).cost + s.d[j*n]; c < bestCost {
+				bestCost, best = c, int(li)
 			}
 		}
 	}

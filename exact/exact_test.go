@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/lmask/lmask/lazymask"
 )
@@ -14,6 +15,13 @@ import (
 // it), with windows of the given width in raw units, optional service
 // times and, when asym, an explicit asymmetric decimal matrix.
 func randomTW(r *rand.Rand, n int, width float64, service, asym bool) *lazymask.Instance {
+	in, _ := randomTWTour(r, n, width, service, asym)
+	return in
+}
+
+// randomTWTour is randomTW that also returns the tour the windows were
+// drawn around.
+func randomTWTour(r *rand.Rand, n int, width float64, service, asym bool) (*lazymask.Instance, []int) {
 	in := &lazymask.Instance{Problem: lazymask.TSPTW, N: n, Scale: 100,
 		X: make([]float64, n), Y: make([]float64, n),
 		Early: make([]float64, n), Late: make([]float64, n), Service: make([]float64, n)}
@@ -47,7 +55,11 @@ func randomTW(r *rand.Rand, n int, width float64, service, asym bool) *lazymask.
 		prev = c
 	}
 	in.Late[0] = t + in.D(prev, 0) + 1
-	return in
+	tour := []int{0}
+	for _, p := range perm {
+		tour = append(tour, p+1)
+	}
+	return in, tour
 }
 
 func randomDL(r *rand.Rand, n int) *lazymask.Instance {
@@ -222,6 +234,70 @@ func TestSolveAll(t *testing.T) {
 		}
 		if want := bruteForce(t, insts[i]); errs1[i] == nil && math.Abs(one[i].Cost-want) > 1e-9 {
 			t.Fatalf("instance %d: %v, brute force %v", i, one[i].Cost, want)
+		}
+	}
+}
+
+// TestSolveLargeTight: with tight windows the states stay few, so a
+// 150-node instance (far past a table over all subsets) is proved: its
+// optimum replays feasible, is no longer than the tour the windows were
+// drawn around, and is found again under its own cost as the bound.
+func TestSolveLargeTight(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for k, asym := range []bool{false, true} {
+		in, drawn := randomTWTour(r, 150, 250, k == 1, asym)
+		res, err := Solve(in, Options{})
+		if err != nil {
+			t.Fatalf("case %d: %v", k, err)
+		}
+		if !res.Check.Feasible {
+			t.Fatalf("case %d: the optimum fails the checker", k)
+		}
+		chk, err := lazymask.Check(in, drawn)
+		if err != nil || !chk.Feasible {
+			t.Fatalf("case %d: the drawn tour is infeasible: %v", k, err)
+		}
+		hidden := chk.Cost
+		if res.Cost > hidden+1e-9 {
+			t.Fatalf("case %d: optimum %.6f longer than the drawn tour %.6f", k, res.Cost, hidden)
+		}
+		again, err := Solve(in, Options{Upper: res.Cost})
+		if err != nil || math.Abs(again.Cost-res.Cost) > 1e-12 || again.Labels > res.Labels {
+			t.Fatalf("case %d: under its own bound %v (%d labels, %v), unbounded %v (%d labels)", k, again.Cost, again.Labels, err, res.Cost, res.Labels)
+		}
+		t.Logf("case %d: n=150, optimum %.4f (drawn tour %.4f), %d labels, %d states", k, res.Cost, hidden, res.Labels, res.States)
+	}
+}
+
+// TestSolveDeadline: a deadline that has passed stops a solve with
+// ErrTimeLimit and no tour; a distant one changes nothing.
+func TestSolveDeadline(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	in := randomTW(r, 22, 3000, true, false)
+	if res, err := Solve(in, Options{Deadline: time.Now().Add(-time.Second)}); !errors.Is(err, ErrTimeLimit) || res.Tour != nil {
+		t.Fatalf("past deadline: %v, tour %v", err, res.Tour)
+	}
+	small := randomTW(r, 12, 100, true, true)
+	free, err := Solve(small, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timed, err := Solve(small, Options{Deadline: time.Now().Add(time.Hour)})
+	if err != nil || math.Abs(timed.Cost-free.Cost) > 1e-12 {
+		t.Fatalf("an hour's deadline: %v (%v), without: %v", timed.Cost, err, free.Cost)
+	}
+}
+
+// TestSolveMetric: where the travel times keep the triangle inequality
+// (Euclidean), skipping the shortest paths gives the same optimum.
+func TestSolveMetric(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for k := range 6 {
+		in := randomTW(r, 14, 150, k%2 == 0, false)
+		a, errA := Solve(in, Options{})
+		b, errB := Solve(in, Options{Metric: true})
+		if (errA == nil) != (errB == nil) || errA == nil && math.Abs(a.Cost-b.Cost) > 1e-12 {
+			t.Fatalf("case %d: %v (%v) with shortest paths, %v (%v) without", k, a.Cost, errA, b.Cost, errB)
 		}
 	}
 }

@@ -373,11 +373,12 @@ func solutionRow(in *lazymask.Instance, idx int64, t engine.Tour, source string,
 }
 
 // improveOptions are the local-search options; ImproveShare then bounds
-// each row group's search by solve.Options.WithShare.
+// each row group's search by solve.Options.WithShare, under which TSPTW
+// searches also try to prove their tours optimal (solve.Options.Prove).
 func (opt Options) improveOptions(workers int) solve.Options {
 	s := opt.Search
 	s.Seed = opt.Decode.Seed
-	return solve.Options{Search: s, Urgency: true, Workers: workers}
+	return solve.Options{Search: s, Urgency: true, Workers: workers, Prove: true}
 }
 
 // DefaultOptions are lmask-infer's defaults: greedy over the eight

@@ -97,8 +97,8 @@ func (s Summary) WriteTable(w io.Writer) {
 	fmt.Fprintf(w, "%-17s %s\n", "budget R", budget)
 	if st := s.Search; st != nil && st.Searched > 0 {
 		per := func(v int) float64 { return float64(v) / float64(st.Searched) }
-		fmt.Fprintf(w, "%-17s %d of %d instances improved; per instance %.1f starts, %.1f kicks (%.2f improving), %.2f improving merges\n",
-			"local search", st.Improved, st.Searched, per(st.Starts), per(st.Kicks), per(st.KicksAccepted), per(st.Merged))
+		fmt.Fprintf(w, "%-17s %d of %d instances improved, %d proved optimal; per instance %.1f starts, %.1f kicks (%.2f improving), %.2f improving merges\n",
+			"local search", st.Improved, st.Searched, st.Proven, per(st.Starts), per(st.Kicks), per(st.KicksAccepted), per(st.Merged))
 	}
 	fmt.Fprintf(w, "%-17s %s\n", "feasible tour by", s.FoundBy)
 	fmt.Fprintf(w, "%-17s %.2f s\n", "wall time", s.Seconds)

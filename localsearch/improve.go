@@ -281,6 +281,27 @@ func (a key) better(b key) bool {
 	return a.excess < b.excess || (a.excess == b.excess && a.cost < b.cost-costEps)
 }
 
+// prove asks Options.Prove for an optimal tour at most as long as the
+// feasible best tour of key best, within ProveShare of the time left; ok
+// reports a proof (Result.Optimal).
+func (se *search) prove(best key) ([]int, bool) {
+	st := se.st
+	if se.opt.Prove == nil || !st.tsptw || best.excess > 0 || se.opt.Fixed > 1 || se.deadline.IsZero() {
+		return nil, false
+	}
+	now := time.Now()
+	left := se.deadline.Sub(now)
+	if left <= 0 {
+		return nil, false
+	}
+	t, ok := se.opt.Prove(best.cost, now.Add(time.Duration(ProveShare*float64(left))), st.defect == 0)
+	if ok && t != nil && (len(t) != st.n || t[0] != 0) {
+		return nil, false // not a tour of this instance: no proof
+	}
+	se.res.Optimal = ok
+	return t, ok
+}
+
 // run descends from each start (best first) to a local optimum, keeps the
 // best, then tries the kicks; it returns the best tour found. Unless
 // Options.NoMerge, every feasible local optimum that is not kept as the
@@ -328,6 +349,13 @@ func (se *search) run(starts [][]int) []int {
 	}
 	if se.res.Stop != LocalOptimum || (bestKey.excess > 0 && se.opt.NoRepair) || se.opt.Kicks == 0 ||
 		se.opt.UntilFeasible && bestKey.excess == 0 {
+		return best
+	}
+	if t, ok := se.prove(bestKey); ok {
+		if t != nil {
+			st.set(t)
+			keep()
+		}
 		return best
 	}
 	se.kicking = true

@@ -152,7 +152,22 @@ type Options struct {
 	// UntilFeasible ends the search at its first feasible tour, once that
 	// has descended to a local optimum (a feasibility search: the rescue).
 	UntilFeasible bool
+	// Prove, when set on a TSPTW search under a TimeLimit, is called once
+	// the starts have descended to a feasible best tour (no fixed prefix):
+	// given that tour's cost, a deadline (ProveShare of the time left) and
+	// whether the matrix keeps the triangle inequality, it returns an
+	// optimal tour, of cost at most upper, and true, or false when it could
+	// not prove one by the deadline. A proof ends the search there
+	// (Result.Optimal), leaving the rest of its time unspent.
+	Prove func(upper float64, deadline time.Time, metric bool) (tour []int, ok bool)
 }
+
+// ProveShare is the part of a search's time left after its starts'
+// descents that Options.Prove may take. Why a fifth: where the proof
+// fails (wide windows) the kicks lose little (Gendreau: about 3% of them),
+// as the dynamic program stops early when its pace shows it will not
+// finish; a floor for small instances cost more kicks than it proved.
+const ProveShare = 0.2
 
 // validate rejects unknown neighbourhoods and negative budgets.
 func (o *Options) validate() error {
@@ -260,6 +275,8 @@ type Result struct {
 	// Restarts counts the TSPTW kick phase's restarts away from a best
 	// tour that stalled (search.restart).
 	Restarts int
+	// Optimal: Options.Prove proved Tour optimal.
+	Optimal bool
 	// Stop says why the search ended.
 	Stop StopReason
 	// Elapsed is the wall time of the call.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lmask/lmask/exact"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
 )
@@ -48,6 +49,25 @@ type Options struct {
 	// Workers is the number of instances searched side by side
 	// (0 = runtime.GOMAXPROCS).
 	Workers int
+	// Prove, under a Deadline, lets each TSPTW search of the first pass
+	// try to prove its best tour optimal once its starts have descended
+	// (localsearch.Options.Prove, by exact.Solve within
+	// localsearch.ProveShare of its time). A proven instance's search ends
+	// there, and the time it leaves goes to the instances after it.
+	Prove bool
+}
+
+// proveLabels caps the labels of a proof (about 32 bytes each, per
+// worker); the deadline binds first almost everywhere.
+const proveLabels = 4_000_000
+
+// prover returns the localsearch.Options.Prove of in: exact.Solve bounded
+// by the best tour's cost.
+func prover(in *lazymask.Instance) func(float64, time.Time, bool) ([]int, bool) {
+	return func(upper float64, deadline time.Time, metric bool) ([]int, bool) {
+		r, err := exact.Solve(in, exact.Options{Upper: upper, Deadline: deadline, Metric: metric, MaxLabels: proveLabels})
+		return r.Tour, err == nil
+	}
 }
 
 // MaxShare bounds the share of WithShare: a thousand times the time spent
@@ -160,6 +180,8 @@ type Stats struct {
 	Merged        int `json:"merged"`
 	Restarts      int `json:"restarts"`
 	Moves         int `json:"moves"`
+	// Proven counts the results proved optimal (Options.Prove).
+	Proven int `json:"proven"`
 	// Repaired counts infeasible best starts that became feasible;
 	// Changed the results that differ from their best start; Improved
 	// the results better than every given start.
@@ -179,6 +201,7 @@ func (s *Stats) Add(o Stats) {
 	s.Merged += o.Merged
 	s.Restarts += o.Restarts
 	s.Moves += o.Moves
+	s.Proven += o.Proven
 	s.Repaired += o.Repaired
 	s.Changed += o.Changed
 	s.Improved += o.Improved
@@ -200,6 +223,9 @@ func (s *Stats) count(r *Result) {
 			s.Moves += w.Moves
 			s.Elapsed += w.Elapsed
 		}
+	}
+	if r.Search.Optimal {
+		s.Proven++
 	}
 	if r.Search.Repaired {
 		s.Repaired++
@@ -304,7 +330,7 @@ func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Res
 				o.TimeLimit = max(o.TimeLimit-time.Since(began), time.Microsecond)
 			}
 		}
-		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency)
+		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency, opt.Prove && !deadline.IsZero())
 		if errs[i] != nil {
 			errs[i] = &JobError{Job: i, Start: startOf(errs[i]), Err: errs[i]}
 		}
@@ -348,7 +374,7 @@ func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs 
 		o.Stalled = first.Search.WarpStall
 		first.Resumed = o.TimeLimit
 		job := Job{Inst: jobs[i].Inst, Starts: [][]int{first.Search.Tour}, Seed: jobs[i].Seed + 1, Fixed: jobs[i].Fixed}
-		r, err := improveOne(&job, o, false)
+		r, err := improveOne(&job, o, false, false)
 		if err != nil {
 			errs[i] = &JobError{Job: i, Start: -1, Err: err}
 			return
@@ -396,10 +422,14 @@ func startOf(err error) int {
 	return -1
 }
 
-// improveOne searches one job with options o (seed and time limit set).
-func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
+// improveOne searches one job with options o (seed and time limit set),
+// proving its best tour optimal where it can when prove is set.
+func improveOne(job *Job, o localsearch.Options, urgency, prove bool) (Result, error) {
 	res := Result{Start: -1}
 	in := job.Inst.Clone()
+	if prove && in.Problem == lazymask.TSPTW && o.Prove == nil {
+		o.Prove = prover(in)
+	}
 	var starts [][]int
 	var from []int
 	var verdicts []lazymask.Verdict
