@@ -52,8 +52,9 @@ type Options struct {
 	// Prove, under a Deadline, lets each TSPTW search of the first pass
 	// try to prove its best tour optimal once its starts have descended
 	// (localsearch.Options.Prove, by exact.Solve within
-	// localsearch.ProveShare of its time). A proven instance's search ends
-	// there, and the time it leaves goes to the instances after it.
+	// localsearch.ProveShare of its time; where the first tries mostly
+	// fail, only some instances try: proofs). A proven instance's search
+	// ends there, and the time it leaves goes to the instances after it.
 	Prove bool
 }
 
@@ -61,11 +62,30 @@ type Options struct {
 // worker); the deadline binds first almost everywhere.
 const proveLabels = 4_000_000
 
+// proofs counts the proofs tried and found in one Improve call, shared by
+// its workers: where the first proveProbe tries found less than one in
+// proveRate, only every proveRate-th instance after them tries. Why: on
+// wide windows every try fails, and the tries cost the kicks 2–6% (the
+// paper's easy and medium sets); a file of mixed windows keeps trying.
+type proofs struct{ tried, found, passed atomic.Int64 }
+
+const (
+	proveProbe = 8
+	proveRate  = 8
+)
+
 // prover returns the localsearch.Options.Prove of in: exact.Solve bounded
-// by the best tour's cost.
-func prover(in *lazymask.Instance) func(float64, time.Time, bool) ([]int, bool) {
+// by the best tour's cost, or nil where p says to pass this instance.
+func (p *proofs) prover(in *lazymask.Instance) func(float64, time.Time, bool) ([]int, bool) {
+	if t := p.tried.Load(); t >= proveProbe && p.found.Load()*proveRate < t && p.passed.Add(1)%proveRate != 0 {
+		return nil
+	}
 	return func(upper float64, deadline time.Time, metric bool) ([]int, bool) {
 		r, err := exact.Solve(in, exact.Options{Upper: upper, Deadline: deadline, Metric: metric, MaxLabels: proveLabels})
+		p.tried.Add(1)
+		if err == nil {
+			p.found.Add(1)
+		}
 		return r.Tour, err == nil
 	}
 }
@@ -312,6 +332,7 @@ func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Res
 	for i := range jobs {
 		pending.v.Add(int64(Weight(jobs[i].Inst)))
 	}
+	var tries proofs
 	ForEach(len(jobs), workers, func(i int) {
 		w := Weight(jobs[i].Inst)
 		left := pending.take(w)
@@ -330,7 +351,10 @@ func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Res
 				o.TimeLimit = max(o.TimeLimit-time.Since(began), time.Microsecond)
 			}
 		}
-		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency, opt.Prove && !deadline.IsZero())
+		if opt.Prove && !deadline.IsZero() && jobs[i].Inst.Problem == lazymask.TSPTW {
+			o.Prove = tries.prover(jobs[i].Inst.Clone())
+		}
+		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency)
 		if errs[i] != nil {
 			errs[i] = &JobError{Job: i, Start: startOf(errs[i]), Err: errs[i]}
 		}
@@ -374,7 +398,7 @@ func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs 
 		o.Stalled = first.Search.WarpStall
 		first.Resumed = o.TimeLimit
 		job := Job{Inst: jobs[i].Inst, Starts: [][]int{first.Search.Tour}, Seed: jobs[i].Seed + 1, Fixed: jobs[i].Fixed}
-		r, err := improveOne(&job, o, false, false)
+		r, err := improveOne(&job, o, false)
 		if err != nil {
 			errs[i] = &JobError{Job: i, Start: -1, Err: err}
 			return
@@ -422,14 +446,10 @@ func startOf(err error) int {
 	return -1
 }
 
-// improveOne searches one job with options o (seed and time limit set),
-// proving its best tour optimal where it can when prove is set.
-func improveOne(job *Job, o localsearch.Options, urgency, prove bool) (Result, error) {
+// improveOne searches one job with options o (seed and time limit set).
+func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
 	res := Result{Start: -1}
 	in := job.Inst.Clone()
-	if prove && in.Problem == lazymask.TSPTW && o.Prove == nil {
-		o.Prove = prover(in)
-	}
 	var starts [][]int
 	var from []int
 	var verdicts []lazymask.Verdict
