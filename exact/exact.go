@@ -63,7 +63,7 @@ type Options struct {
 	// and the O(N³) pass that finds those is skipped.
 	Metric bool
 	// Deadline, when set, ends a solve that has not finished by then, or
-	// that would not at the pace of its last stage (ErrTimeLimit).
+	// whose pace shows it will not (ErrTimeLimit; see run).
 	Deadline time.Time
 }
 
