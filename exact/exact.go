@@ -321,9 +321,9 @@ func (s *solver) alive(vis set, j int, t float64) bool {
 	if len(row) == s.m {
 		return true
 	}
-	ok := true
+	ok := true // TSPTW only: TSPDL's row holds every customer
 	vis.eachOut(s.m, func(k int) bool {
-		ok = t-s.bound(j, k) <= lazymask.Tol
+		ok = t-s.boundAt[j*s.n+k] <= lazymask.Tol
 		return ok
 	})
 	return ok
@@ -380,15 +380,6 @@ func (s *solver) reaches(k int, t float64, u0, u1 int) bool {
 		u0 = u1
 	}
 	return u0 == 0 || t-s.boundAt[k*s.n+u0] <= lazymask.Tol
-}
-
-// bound is the latest departure from j (TSPTW), or the most load (TSPDL),
-// that still lets customer k be visited.
-func (s *solver) bound(j, k int) float64 {
-	if s.tw {
-		return s.boundAt[j*s.n+k]
-	}
-	return s.inst.Draft[k] - s.inst.Demand[k]
 }
 
 // insert adds a label at state st unless one there dominates it, and drops
@@ -474,6 +465,7 @@ func (s *solver) run(maxLabels int, deadline time.Time) (int, error) {
 		for si := range cur.states {
 			st := cur.states[si]
 			j := int(st.key.last)
+			u0, u1 := s.urgent(st.key.s) // a state's, for all its labels
 			for li := st.head; li >= 0; li = s.labels.at(li).next {
 				if polls++; timed && polls&63 == 0 {
 					// this stage alone, at its pace so far, outlasts the time left
@@ -484,7 +476,6 @@ func (s *solver) run(maxLabels int, deadline time.Time) (int, error) {
 					}
 				}
 				l := *s.labels.at(li)
-				u0, u1 := s.urgent(st.key.s)
 				var err error
 				st.key.s.eachOut(m, func(k int) bool {
 					dc := s.d[j*n+k]

@@ -351,10 +351,11 @@ func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Res
 				o.TimeLimit = max(o.TimeLimit-time.Since(began), time.Microsecond)
 			}
 		}
-		if opt.Prove && !deadline.IsZero() && jobs[i].Inst.Problem == lazymask.TSPTW {
-			o.Prove = tries.prover(jobs[i].Inst.Clone())
+		var p *proofs
+		if opt.Prove && !deadline.IsZero() {
+			p = &tries
 		}
-		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency)
+		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency, p)
 		if errs[i] != nil {
 			errs[i] = &JobError{Job: i, Start: startOf(errs[i]), Err: errs[i]}
 		}
@@ -398,7 +399,7 @@ func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs 
 		o.Stalled = first.Search.WarpStall
 		first.Resumed = o.TimeLimit
 		job := Job{Inst: jobs[i].Inst, Starts: [][]int{first.Search.Tour}, Seed: jobs[i].Seed + 1, Fixed: jobs[i].Fixed}
-		r, err := improveOne(&job, o, false)
+		r, err := improveOne(&job, o, false, nil)
 		if err != nil {
 			errs[i] = &JobError{Job: i, Start: -1, Err: err}
 			return
@@ -446,10 +447,14 @@ func startOf(err error) int {
 	return -1
 }
 
-// improveOne searches one job with options o (seed and time limit set).
-func improveOne(job *Job, o localsearch.Options, urgency bool) (Result, error) {
+// improveOne searches one job with options o (seed and time limit set),
+// trying proofs of TSPTW tours where tries is not nil.
+func improveOne(job *Job, o localsearch.Options, urgency bool, tries *proofs) (Result, error) {
 	res := Result{Start: -1}
 	in := job.Inst.Clone()
+	if tries != nil && in.Problem == lazymask.TSPTW && o.Prove == nil {
+		o.Prove = tries.prover(in)
+	}
 	var starts [][]int
 	var from []int
 	var verdicts []lazymask.Verdict
