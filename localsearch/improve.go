@@ -207,6 +207,8 @@ type search struct {
 	// stops there (most kicks on small instances do).
 	known     []int
 	knownCost float64
+	// win is windowSweep's dynamic program (window.go).
+	win windowDP
 }
 
 func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Result) *search {
@@ -368,6 +370,7 @@ func (se *search) run(starts [][]int) []int {
 	curCost := bestKey.cost // cur's cost; cur improves on its own after a restart
 	failed := 0             // kicks in a row that found no feasible perturbation
 	stall := 0              // kicks since cur last improved
+	swept := false          // cur's windows were re-optimised (windowSweep)
 	se.warpStall = se.opt.Stalled
 	stallLimit := stallKicks
 	if !st.tsptw {
@@ -393,6 +396,33 @@ func (se *search) run(starts [][]int) []int {
 				} else if st.excess == 0 {
 					copy(cur, st.tour)
 					curCost = st.cost
+				}
+				swept = false
+				continue
+			}
+		}
+		if windows && st.tsptw && bestKey.excess == 0 && !swept && stall >= windowAfter {
+			// Every window of a new tour to kick from re-optimised once
+			// (window.go): about the time of one kick.
+			swept = true
+			st.update(cur, false)
+			if se.windowSweep() {
+				se.lastPos = 0
+				se.descend()
+				before := bestKey
+				if keep() && mergeable() {
+					se.mergeInto(best, &bestKey, other)
+				}
+				if se.res.Stop != LocalOptimum {
+					return best
+				}
+				switch {
+				case bestKey.better(before):
+					copy(cur, best)
+					curCost, stall, se.warpStall, swept = bestKey.cost, 0, 0, false
+				case st.excess == 0 && st.cost < curCost-costEps:
+					copy(cur, st.tour)
+					curCost, stall, se.warpStall, swept = st.cost, 0, 0, false
 				}
 				continue
 			}
@@ -455,10 +485,10 @@ func (se *search) run(starts [][]int) []int {
 			se.res.KicksAccepted++
 			se.res.LastAccepted = se.res.Kicks
 			copy(cur, best)
-			curCost, stall, se.warpStall = bestKey.cost, 0, 0
+			curCost, stall, se.warpStall, swept = bestKey.cost, 0, 0, false
 		case st.excess == 0 && st.cost < curCost-costEps:
 			copy(cur, st.tour) // a restart's own basin improved
-			curCost, stall, se.warpStall = st.cost, 0, 0
+			curCost, stall, se.warpStall, swept = st.cost, 0, 0, false
 		}
 		if se.res.Stop != LocalOptimum || se.opt.UntilFeasible && bestKey.excess == 0 {
 			return best

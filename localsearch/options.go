@@ -272,6 +272,9 @@ type Result struct {
 	// tour kicked from and stopped there, sparing the scan that proves it
 	// a local optimum again.
 	KnownOptima int
+	// Windows counts the windows that windowSweep re-optimised to a
+	// shorter order.
+	Windows int
 	// Restarts counts the TSPTW kick phase's restarts away from a best
 	// tour that stalled (search.restart).
 	Restarts int
