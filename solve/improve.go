@@ -217,8 +217,11 @@ type Stats struct {
 	Merged        int `json:"merged"`
 	Restarts      int `json:"restarts"`
 	Moves         int `json:"moves"`
-	// Proven counts the results proved optimal (Options.Prove).
-	Proven int `json:"proven"`
+	// Proven counts the results proved optimal (Options.Prove); Windows
+	// the windows re-optimised to a shorter order (localsearch's exact
+	// windows).
+	Proven  int `json:"proven"`
+	Windows int `json:"windows"`
 	// Repaired counts infeasible best starts that became feasible;
 	// Changed the results that differ from their best start; Improved
 	// the results better than every given start.
@@ -239,6 +242,7 @@ func (s *Stats) Add(o Stats) {
 	s.Restarts += o.Restarts
 	s.Moves += o.Moves
 	s.Proven += o.Proven
+	s.Windows += o.Windows
 	s.Repaired += o.Repaired
 	s.Changed += o.Changed
 	s.Improved += o.Improved
@@ -258,6 +262,7 @@ func (s *Stats) count(r *Result) {
 			s.Merged += w.Merged
 			s.Restarts += w.Restarts
 			s.Moves += w.Moves
+			s.Windows += w.Windows
 			s.Elapsed += w.Elapsed
 		}
 	}
