@@ -114,3 +114,31 @@ func TestWindowSweepOhlmann(t *testing.T) {
 		t.Fatal("no window counted")
 	}
 }
+
+// TestWindowSweepFixed: a sweep leaves a fixed prefix in place, never
+// lengthens the tour and keeps it feasible, and shortens some random tours.
+func TestWindowSweepFixed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	gained := 0
+	for trial := range 40 {
+		in, hidden := randTSPTW(rng, 14+rng.IntN(10), []distKind{euclid, asymm}[trial%2], 1.5)
+		fixed := 1 + rng.IntN(4)
+		res := Result{}
+		se := newSearch(in, Options{Fixed: fixed}, time.Now(), &res)
+		se.st.set(hidden)
+		before := se.st.cost
+		if se.windowSweep() {
+			gained++
+		}
+		if !slices.Equal(se.st.tour[:fixed], hidden[:fixed]) {
+			t.Fatalf("trial %d: the fixed prefix of %d changed", trial, fixed)
+		}
+		r, err := lazymask.Check(in, se.st.tour)
+		if err != nil || !r.Feasible || r.Cost > before+1e-9 {
+			t.Fatalf("trial %d: swept tour feasible %v, length %v from %v (%v)", trial, r.Feasible, r.Cost, before, err)
+		}
+	}
+	if gained == 0 {
+		t.Fatal("no sweep shortened a random tour")
+	}
+}
