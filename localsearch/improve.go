@@ -121,6 +121,7 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 	se := newSearch(inst, opt, began, &res)
 	se.repairAll = opt.FinishDescent && !anyFeasible
 	best := se.run(tours)
+	res.WarpOff = se.warpOff
 	if r := se.regime(); r == walledRegime || r == unprobed && opt.Stalled > 0 {
 		res.WarpStall = se.warpStall // unprobed: all warp kicks, the regime as before
 	}
@@ -194,6 +195,12 @@ type search struct {
 	// warpStall is the kicks since the tour kicked from last improved,
 	// counted from Options.Stalled (the warp kicks start at warpAfter).
 	warpStall int
+	// warpUntil ends the warp kick under way (warpCut); warpOff ends the
+	// search's warp kicks (warpKickCap); kicksBegan is when the kicks
+	// began.
+	warpUntil        time.Time
+	warpCut, warpOff bool
+	kicksBegan       time.Time
 	// bridgeRun bounds the runs a TSPTW double bridge exchanges (kickBridge).
 	bridgeRun int
 	// marks are the start positions a local descent scans (localKicks),
@@ -230,6 +237,7 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 		rejected: map[move]bool{},
 		kinds:    append([]MoveKind(nil), kinds...),
 		shuffle:  opt.Shuffle,
+		warpOff:  opt.NoWarp,
 	}
 	se.rng = rand.New(se.pcg)
 	if localKicks && inst.Problem == lazymask.TSPTW && inst.N >= localKicksN {
@@ -361,6 +369,7 @@ func (se *search) run(starts [][]int) []int {
 		return best
 	}
 	se.kicking = true
+	se.kicksBegan = time.Now()
 	// cur is where the next kick starts: the best tour (best changes only
 	// when it improves, and cur follows), or (TSPDL) a kick's local optimum
 	// within acceptDL of it, or after stallKicks (TSPDL: stallKicksDL) kicks
@@ -431,7 +440,7 @@ func (se *search) run(starts [][]int) []int {
 		// data, the run tables included, stands (TestIncrementalUpdate).
 		st.update(cur, false)
 		se.known, se.knownCost = cur, st.cost
-		warp := warpKicks && st.tsptw && se.warpStall >= warpAfter
+		warp := warpKicks && st.tsptw && se.warpStall >= warpAfter && !se.warpOff
 		se.marked = false
 		if se.marks != nil {
 			clear(se.marks)

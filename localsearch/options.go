@@ -128,6 +128,9 @@ type Options struct {
 	// it (whose best tour it starts from): its warp kicks count on from
 	// there, its restarts from zero.
 	Stalled int
+	// NoWarp turns the warp kicks off: a resumed search's
+	// Result.WarpOff of the search before it.
+	NoWarp bool
 	// Prepared, when set, is Prepare's result for this instance's data,
 	// reused instead of derived again (an error where it belongs to other
 	// data).
@@ -262,6 +265,9 @@ type Result struct {
 	// bridges fit, or few, the resume's bridge or ruin kicks gained more
 	// (docs/experiments.md, "Warp kicks in the resumed search").
 	WarpStall int
+	// WarpOff says that a warp kick outlasted its cap (warpKickCap times
+	// the mean kick, under a time limit) and the warp kicks ended there.
+	WarpOff bool
 	// Merged counts merges of local optima (of the starts' descents and of
 	// the kicks') that improved the best tour.
 	Merged int

@@ -1,5 +1,7 @@
 package localsearch
 
+import "time"
+
 // Warp kicks. A TSPTW basin's walls are time windows: the tour a stalled
 // search needs often differs from its best by a change each part of which
 // alone breaks a window (Gendreau n60w200.001: a reversed run of seven
@@ -36,6 +38,18 @@ const (
 	warpWindow = 8
 )
 
+// warpKickCap bounds a warp kick of a search under a time limit to
+// warpKickCap times the mean time of its kicks so far: a warp kick that
+// takes longer is undone and ends the search's warp kicks, the bridge
+// kicks going on alone. Why: with wide windows at 200–250 nodes a warp
+// kick's descents ran to a hundred moves of a million evaluations (da
+// Silva-Urrutia n200w400.002: 216 ms, about a thousand bridge kicks), so a
+// stalled search spent its time on two or three of them and ended 1–2%
+// above the best known; where warp kicks pay (Gendreau, Ohlmann-Thomas)
+// they cost 1–12 times a kick. Searches under a kick budget alone keep
+// every warp kick (reproducible).
+const warpKickCap = 32
+
 // warpKicks enables warp kicks (tests turn it off to compare).
 var warpKicks = true
 
@@ -53,8 +67,9 @@ func (s *state) warpOf(ps []piece) float64 {
 // warpBridges, at most kickMovesTW), and descends on length + weight × warp
 // from warpWeight up to warpWeightMax. It leaves the state at a tour with
 // no warp (feasible) and reports true, or restores the tour and reports
-// false when no bridge could be drawn or the warp stayed (the repair of
-// the descent that follows would cost O(n³) a scan).
+// false when no bridge could be drawn, the warp stayed (the repair of the
+// descent that follows would cost O(n³) a scan) or the kick outlasted its
+// cap (warpKickCap; the search's warp kicks end there).
 func (se *search) warpKick() bool {
 	st := se.st
 	n := st.n
@@ -81,14 +96,32 @@ func (se *search) warpKick() bool {
 		return false
 	}
 	lo, hi = max(lo-warpWindow, 0), min(hi+warpWindow, n-1)
-	for w := warpWeight; st.suffix[0].warp > 0 && w <= warpWeightMax && !se.timeUp; w *= warpStep {
+	se.warpUntil, se.warpCut = time.Time{}, false
+	if se.opt.TimeLimit > 0 && se.res.Kicks > 0 {
+		se.warpUntil = time.Now().Add(warpKickCap * time.Since(se.kicksBegan) / time.Duration(se.res.Kicks))
+	}
+	for w := warpWeight; st.suffix[0].warp > 0 && w <= warpWeightMax && !se.timeUp && !se.warpCut; w *= warpStep {
 		se.warpDescend(w, lo, hi)
+	}
+	if se.warpCut {
+		se.warpOff = true
+		st.update(se.old, false)
+		return false
 	}
 	if st.suffix[0].warp > 0 || st.excess > 0 {
 		st.update(se.old, false)
 		return false
 	}
 	return true
+}
+
+// warpOver reports, and remembers (warpCut), that the warp kick under way
+// has outlasted warpUntil.
+func (se *search) warpOver() bool {
+	if !se.warpCut && !se.warpUntil.IsZero() && time.Now().After(se.warpUntil) {
+		se.warpCut = true
+	}
+	return se.warpCut
 }
 
 // warpDescend applies first-improving moves on length + w × time warp
@@ -113,7 +146,7 @@ func (se *search) warpDescend(w float64, lo, hi int) {
 				return false
 			}
 			evals++
-			if evals&1023 == 0 && se.pastDeadline() {
+			if evals&1023 == 0 && (se.pastDeadline() || se.warpOver()) {
 				return true
 			}
 			dc := st.delta(m)
@@ -151,7 +184,7 @@ func (se *search) warpDescend(w float64, lo, hi int) {
 			sc.scan(se.kinds, se.rng.IntN(st.n-1), visit)
 		}
 		se.res.Evaluations += evals + sc.filtered
-		if !found || se.timeUp {
+		if !found || se.timeUp || se.warpCut {
 			return
 		}
 		se.scratch = st.build(best.pieces(st.n, &se.buf), se.scratch)

@@ -418,7 +418,7 @@ func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs 
 			o.Prepared = prep[i]
 		}
 		first := &out[i]
-		o.Stalled = first.Search.WarpStall
+		o.Stalled, o.NoWarp = first.Search.WarpStall, first.Search.WarpOff
 		first.Resumed = o.TimeLimit
 		job := Job{Inst: jobs[i].Inst, Starts: [][]int{first.Search.Tour}, Seed: jobs[i].Seed + 1, Fixed: jobs[i].Fixed}
 		r, err := improveOne(&job, o, false, nil)

@@ -1,0 +1,79 @@
+package localsearch
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestWarpKickCap: under a time limit, a warp kick that outlasts
+// warpKickCap times the mean kick is undone and ends the search's warp
+// kicks (Result.WarpOff, carried by Options.NoWarp); without a limit the
+// same kick runs to its end.
+func TestWarpKickCap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	in, hidden := randTSPTW(rng, 200, euclid, 0.6)
+	r, err := Improve(in, hidden, Options{})
+	if err != nil || !r.Feasible {
+		t.Fatalf("descent: %v", err)
+	}
+	start := r.Tour
+	cut := 0
+	for seed := range uint64(20) {
+		for _, limit := range []time.Duration{time.Minute, 0} {
+			res := Result{}
+			se := newSearch(in, Options{Seed: seed, TimeLimit: limit}, time.Now(), &res)
+			se.st.set(start)
+			se.kicking = true
+			// A mean kick of a nanosecond: the cap is 32 ns.
+			se.kicksBegan, se.res.Kicks = time.Now(), 1_000_000_000
+			ok := se.warpKick()
+			if limit == 0 {
+				if se.warpOff || se.warpCut {
+					t.Fatalf("seed %d: a search without a time limit cut its warp kick", seed)
+				}
+				continue
+			}
+			if !se.warpCut {
+				continue // the bridges left no warp, or the scans stayed under 1,024 tests
+			}
+			cut++
+			if ok || !se.warpOff {
+				t.Fatalf("seed %d: cut warp kick reported %v, warp kicks off %v", seed, ok, se.warpOff)
+			}
+			if !slices.Equal(se.st.tour, start) || se.st.excess > 0 {
+				t.Fatalf("seed %d: the cut warp kick left the tour changed", seed)
+			}
+		}
+	}
+	if cut == 0 {
+		t.Fatal("no warp kick was cut: the test shows nothing")
+	}
+	// The verdict is carried: a search with NoWarp kicks as one with the
+	// warp kicks turned off.
+	small, tour := randTSPTW(rng, 40, euclid, 0.6)
+	opt := Options{Seed: 1, Kicks: 200, TimeLimit: time.Minute}
+	on, err := Improve(small, tour, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.NoWarp = true
+	noWarp, err := Improve(small, tour, opt)
+	if err != nil || !noWarp.WarpOff {
+		t.Fatalf("NoWarp: WarpOff %v, %v", noWarp.WarpOff, err)
+	}
+	defer func(v bool) { warpKicks = v }(warpKicks)
+	warpKicks = false
+	opt.NoWarp = false
+	off, err := Improve(small, tour, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(noWarp.Tour, off.Tour) || noWarp.Kicks != off.Kicks {
+		t.Fatalf("NoWarp searched otherwise than without warp kicks: %v against %v", noWarp.Cost, off.Cost)
+	}
+	if slices.Equal(on.Tour, off.Tour) && on.Evaluations == off.Evaluations {
+		t.Fatal("warp kicks changed nothing here: the comparison shows nothing")
+	}
+}
