@@ -411,8 +411,9 @@ func (se *search) run(starts [][]int) []int {
 			}
 		}
 		if windows && st.tsptw && bestKey.excess == 0 && !swept && stall >= windowAfter {
-			// Every window of a new tour to kick from re-optimised once
-			// (window.go): about the time of one kick.
+			// A tour to kick from that resisted windowAfter kicks has
+			// every window re-optimised once (window.go): about a kick's
+			// time.
 			swept = true
 			st.update(cur, false)
 			if se.windowSweep() {
