@@ -380,6 +380,23 @@ func (se *search) run(starts [][]int) []int {
 	failed := 0             // kicks in a row that found no feasible perturbation
 	stall := 0              // kicks since cur last improved
 	swept := false          // cur's windows were re-optimised (windowSweep)
+	// follow moves cur to the best tour where that improved on before, or
+	// to the current tour where it improved on cur (a restart's own basin),
+	// and reports whether the best tour improved.
+	follow := func(before key) bool {
+		switch {
+		case bestKey.better(before):
+			copy(cur, best)
+			curCost = bestKey.cost
+		case st.excess == 0 && st.cost < curCost-costEps:
+			copy(cur, st.tour)
+			curCost = st.cost
+		default:
+			return false
+		}
+		stall, se.warpStall, swept = 0, 0, false
+		return bestKey.better(before)
+	}
 	se.warpStall = se.opt.Stalled
 	stallLimit := stallKicks
 	if !st.tsptw {
@@ -426,14 +443,7 @@ func (se *search) run(starts [][]int) []int {
 				if se.res.Stop != LocalOptimum {
 					return best
 				}
-				switch {
-				case bestKey.better(before):
-					copy(cur, best)
-					curCost, stall, se.warpStall, swept = bestKey.cost, 0, 0, false
-				case st.excess == 0 && st.cost < curCost-costEps:
-					copy(cur, st.tour)
-					curCost, stall, se.warpStall, swept = st.cost, 0, 0, false
-				}
+				follow(before)
 				continue
 			}
 		}
@@ -490,15 +500,9 @@ func (se *search) run(starts [][]int) []int {
 		}
 		stall++
 		se.warpStall++
-		switch {
-		case bestKey.better(before):
+		if follow(before) {
 			se.res.KicksAccepted++
 			se.res.LastAccepted = se.res.Kicks
-			copy(cur, best)
-			curCost, stall, se.warpStall, swept = bestKey.cost, 0, 0, false
-		case st.excess == 0 && st.cost < curCost-costEps:
-			copy(cur, st.tour) // a restart's own basin improved
-			curCost, stall, se.warpStall, swept = st.cost, 0, 0, false
 		}
 		if se.res.Stop != LocalOptimum || se.opt.UntilFeasible && bestKey.excess == 0 {
 			return best

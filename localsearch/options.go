@@ -167,9 +167,9 @@ type Options struct {
 
 // ProveShare is the part of a search's time left after its starts'
 // descents that Options.Prove may take. Why a fifth: where the proof
-// fails (wide windows) the kicks lose little (Gendreau: about 3% of them),
-// as the dynamic program stops early when its pace shows it will not
-// finish; a floor for small instances cost more kicks than it proved.
+// fails (wide windows) the kicks lose little, as the dynamic program stops
+// early when its pace shows it will not finish (docs/experiments.md,
+// "Proofs of optimality inside the search").
 const ProveShare = 0.2
 
 // validate rejects unknown neighbourhoods and negative budgets.

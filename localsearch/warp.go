@@ -41,13 +41,11 @@ const (
 // warpKickCap bounds a warp kick of a search under a time limit to
 // warpKickCap times the mean time of its kicks so far: a warp kick that
 // takes longer is undone and ends the search's warp kicks, the bridge
-// kicks going on alone. Why: with wide windows at 200–250 nodes a warp
-// kick's descents ran to a hundred moves of a million evaluations (da
-// Silva-Urrutia n200w400.002: 216 ms, about a thousand bridge kicks), so a
-// stalled search spent its time on two or three of them and ended 1–2%
-// above the best known; where warp kicks pay (Gendreau, Ohlmann-Thomas)
-// they cost 1–12 times a kick. Searches under a kick budget alone keep
-// every warp kick (reproducible).
+// kicks going on alone. Why: with wide windows at 200–250 nodes one warp
+// kick can cost as much as a thousand bridge kicks, so a stalled search
+// spent its time on a few of them, while where warp kicks pay they cost a
+// few kicks (docs/experiments.md, "A cap on each warp kick"). Searches
+// under a kick budget alone keep every warp kick (reproducible).
 const warpKickCap = 32
 
 // warpKicks enables warp kicks (tests turn it off to compare).

@@ -8,9 +8,8 @@ import (
 )
 
 // Exact windows. A TSPTW tour can sit in a basin whose way out reorders a
-// dozen consecutive customers at once (Ohlmann-Thomas n150w120.003 ended
-// 2.1% above its best known with its last fifteen positions in another
-// order: a run reversed, two nodes moved), which a kick draws only by luck.
+// dozen consecutive customers at once (a run reversed, two nodes moved:
+// docs/experiments.md, "Exact windows"), which a kick draws only by luck.
 // windowSweep re-optimises every window of windowLen consecutive positions
 // exactly instead: a dynamic program over the subsets of the window's nodes
 // (the entry time fixed by the prefix, the rest of the tour kept feasible
@@ -26,8 +25,8 @@ const (
 
 // windowAfter is how many kicks in a row without a gain a tour to kick
 // from resists before its windows are re-optimised: a sweep costs about a
-// kick at 150–250 nodes, and on every new tour to kick from it cost a
-// 101-node search 15% of its kicks; after 30 it came too seldom.
+// kick, too much for every new tour to kick from, and after 30 kicks it
+// came too seldom (docs/experiments.md, "Exact windows").
 const windowAfter = 10
 
 // windows enables windowSweep (tests turn it off to compare).
@@ -54,7 +53,7 @@ type windowDP struct {
 	// window or a window node, and the shortest edge from a window node
 	// to the exit.
 	rest  []float64
-	minIn [64]float64
+	minIn [windowLen]float64
 }
 
 // windowSweep re-optimises the windows of the current feasible TSPTW tour

@@ -65,8 +65,8 @@ const proveLabels = 4_000_000
 // proofs counts the proofs tried and found in one Improve call, shared by
 // its workers: where the first proveProbe tries found less than one in
 // proveRate, only every proveRate-th instance after them tries. Why: on
-// wide windows every try fails, and the tries cost the kicks 2–6% (the
-// paper's easy and medium sets); a file of mixed windows keeps trying.
+// wide windows every try fails and costs kicks (the paper's easy and
+// medium sets); a file of mixed windows keeps trying.
 type proofs struct{ tried, found, passed atomic.Int64 }
 
 const (
@@ -76,10 +76,10 @@ const (
 
 // smallProveN and smallProveTime: an instance of at most smallProveN
 // nodes always tries its proof, for at least smallProveTime, outside the
-// gate's counts. Why: at 21 nodes exact.Solve takes 1–6 ms where windows
-// are not the widest (Gendreau n20), more than a fifth of the share N²
-// gives such an instance in a file of larger ones, while kicks left
-// Gendreau n20w140.002 1.47% above its optimum under most seeds.
+// gate's counts. Why: a proof at about 20 nodes takes a few milliseconds,
+// more than a fifth of the share N² gives such an instance in a file of
+// larger ones, while the kicks may leave it above its optimum
+// (docs/experiments.md, "Exact windows, small proofs").
 const (
 	smallProveN    = 25
 	smallProveTime = 10 * time.Millisecond
