@@ -46,11 +46,15 @@ var Presets = []string{PresetPaper, PresetBest, PresetFast}
 //   - best: the recommended pipeline. Greedy on 2 transforms, then the
 //     local search for 3.5 times the decode's time without its
 //     backtracking (forwardTime) plus SetupShare of the time the run took
-//     to open its model and data, and Escalate: an
-//     instance whose decode gives no feasible tour is decoded again with
-//     the budget ×4, ×16 (up to RescueBudget, within half of RescueTime)
-//     before the search, so the search does not start from a repair;
-//     every instance gets at least MinKicks kicks.
+//     to open its model and data; every instance gets at least MinKicks
+//     kicks. An instance whose decode gives no feasible tour is repaired
+//     by the search (from the urgency order and insertion tours); only
+//     one the search leaves infeasible is decoded again with larger
+//     budgets (the escalation of RescueTime). Why not decode again first:
+//     the search's repairs end as well as the retries' tours did, on every
+//     benchmark and stress class, and the retries took most of the time
+//     of the files where decodes fail (docs/experiments.md, "No retries
+//     before the search").
 //   - fast: greedy on the identity transform alone, the same budgets and
 //     escalation, and a short search of FastKicks kicks (no time share:
 //     a share of one transform's decode time cuts descents short, and a
@@ -59,18 +63,17 @@ var Presets = []string{PresetPaper, PresetBest, PresetFast}
 // Time: the decode grows about as n² per instance (n steps, each scoring n
 // nodes), and best's search is a multiple of it, so both grow alike with
 // n; fast's search is a fixed number of descents, each a few scans of
-// O(n²) moves; the retries add at most RescueTime/2 for each instance whose
-// decode failed, and the feasibility search after the search at most the
-// rest of RescueTime for one still without a tour.
+// O(n²) moves; the escalation adds at most RescueTime for an instance that
+// the search leaves without a feasible tour.
 func Preset(name string) (Options, error) {
 	o := DefaultOptions()
 	switch name {
 	case PresetPaper:
 	case PresetBest:
-		o.Decode.Aug, o.Improve, o.ImproveShare, o.Escalate, o.BudgetPerNode = 2, true, 3.5, true, AutoBudgetPerNode
+		o.Decode.Aug, o.Improve, o.ImproveShare, o.BudgetPerNode = 2, true, 3.5, AutoBudgetPerNode
 		o.SetupShare, o.Search.MinKicks = SetupShare, MinKicks
 	case PresetFast:
-		o.Decode.Aug, o.Improve, o.Search.Kicks, o.Escalate, o.BudgetPerNode = 1, true, FastKicks, true, AutoBudgetPerNode
+		o.Decode.Aug, o.Improve, o.Search.Kicks, o.BudgetPerNode = 1, true, FastKicks, AutoBudgetPerNode
 	default:
 		return o, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(Presets, ", "))
 	}

@@ -54,63 +54,22 @@ type rescued struct {
 	search time.Duration // time of the search from the tour (Options.Improve)
 }
 
-// retried is what Options.Escalate's retries gave one instance: the
-// feasible tour (nil when none) or the retries' best tours.
-type retried struct {
-	found *rescued
-	tried [][]int
-}
-
-// retryAll runs Options.Escalate's retries for the instances of a row
-// group (file rows first..) left without a feasible decoded tour. It
-// returns one entry per instance (nil where none ran; all nil without
-// Escalate) and the time spent.
-func (opt Options) retryAll(ctx context.Context, s *engine.Solver, insts []*lazymask.Instance, first int64,
-	sols []engine.Solution) ([]*retried, time.Duration, error) {
-	began := time.Now()
-	out := make([]*retried, len(insts))
-	if !opt.Escalate || opt.RescueTime <= 0 {
-		return out, 0, nil
-	}
-	for i, in := range insts {
-		if sols[i].Best.Feasible {
-			continue
-		}
-		// At least ×4 and ×16 of the instance's own budget, which
-		// BudgetPerNode may have raised past RescueBudget.
-		maxBudget := max(opt.RescueBudget, 16*opt.Decode.BudgetFor(in.N))
-		r, tried, err := s.Retry(ctx, in, first+int64(i), maxBudget, time.Now().Add(opt.RescueTime/2))
-		if err != nil {
-			return nil, 0, fmt.Errorf("%s row %d: %w", opt.Data, first+int64(i), err)
-		}
-		out[i] = &retried{tried: tried}
-		if r.Step == engine.StepRetry {
-			out[i].found = &rescued{Rescued: r, source: SourceRetry}
-		}
-	}
-	return out, time.Since(began), nil
-}
-
 // rescueAll escalates, one by one, the instances of a row group (file rows
-// first..) that neither decoding, the retries before the search (pre, one
-// entry per instance, nil where none ran) nor the search from the decoded
-// tours (improved, nil without Improve) left with a feasible tour, and
-// counts every instance's step in fb. With Improve the tour found is then
-// searched from like the decoded ones (without a time share). It returns
-// the tours found (nil entries elsewhere; the retries' tours included) and
-// the time spent.
+// first..) that neither decoding nor the search from the decoded tours
+// (improved, nil without Improve) left with a feasible tour, and counts
+// every instance's step in fb. The retries go up to RescueBudget, and at
+// least to 16 times the instance's own budget (which BudgetPerNode may
+// have raised past it). With Improve the tour found is then searched from
+// like the decoded ones (without a time share). It returns the tours
+// found (nil entries elsewhere) and the time spent.
 func (opt Options) rescueAll(ctx context.Context, s *engine.Solver, insts []*lazymask.Instance, first int64,
-	sols []engine.Solution, pre []*retried, improved []solve.Result, fb *FoundBy) ([]*rescued, time.Duration, error) {
+	sols []engine.Solution, improved []solve.Result, fb *FoundBy) ([]*rescued, time.Duration, error) {
 	began := time.Now()
 	out := make([]*rescued, len(insts))
 	for i, in := range insts {
 		switch {
 		case sols[i].Best.Feasible:
 			fb.add(engine.StepDecode)
-			continue
-		case pre[i] != nil && pre[i].found != nil:
-			fb.add(engine.StepRetry)
-			out[i] = pre[i].found
 			continue
 		case improved != nil && improved[i].Improved:
 			fb.add(engine.StepRepair)
@@ -126,11 +85,7 @@ func (opt Options) rescueAll(ctx context.Context, s *engine.Solver, insts []*laz
 		if improved != nil && improved[i].Searched {
 			starts = append(starts, improved[i].Search.Tour)
 		}
-		ro := engine.RescueOptions{TimeLimit: opt.RescueTime, MaxBudget: opt.RescueBudget}
-		if pre[i] != nil {
-			starts, ro.NoRetry = append(starts, pre[i].tried...), true
-			ro.TimeLimit = max(opt.RescueTime/2, time.Millisecond) // the retries had the other half
-		}
+		ro := engine.RescueOptions{TimeLimit: opt.RescueTime, MaxBudget: max(opt.RescueBudget, 16*opt.Decode.BudgetFor(in.N))}
 		r, err := s.Rescue(ctx, in, first+int64(i), starts, ro)
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s row %d: %w", opt.Data, first+int64(i), err)

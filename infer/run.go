@@ -75,14 +75,6 @@ type Options struct {
 	// its retried budgets.
 	RescueTime   time.Duration
 	RescueBudget int
-	// Escalate moves the escalation's retries ahead of the search: each
-	// instance whose decode gave no feasible tour is decoded again alone
-	// with the budget ×4, ×16, … up to RescueBudget (at least ×16 of its
-	// own), within half of RescueTime (engine.Solver.Retry); a feasible tour found joins the
-	// search's starts, so the search does not start from a repair. The
-	// escalation after the search then skips the retries. Needs
-	// RescueTime > 0.
-	Escalate bool
 	// Log receives notes and warnings (nil: discarded).
 	Log io.Writer
 	// Progress, if set, is called serially with the instances finished of
@@ -219,11 +211,6 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 			failed[i] = !sols[i].Best.Feasible
 		}
 		forward := forwardTime(decode, st0, solver.Stats(), insts, failed)
-		retried, took, err := opt.retryAll(ctx, solver, insts, first, sols)
-		if err != nil {
-			return Summary{}, err
-		}
-		rescueTime += took
 		var improved []solve.Result
 		if opt.Improve {
 			ls := time.Now()
@@ -233,18 +220,13 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 				so.Deadline = so.Deadline.Add(setupPart(opt.SetupShare, setup, len(insts), hi-lo))
 			}
 			jobs := engine.ImproveJobs(insts, sols, dec.Seed)
-			for i, r := range retried {
-				if r != nil && r.found != nil {
-					jobs[i].Starts = append(jobs[i].Starts, r.found.Tour.Nodes)
-				}
-			}
 			if improved, st, err = solve.Improve(jobs, so); err != nil {
 				return Summary{}, fmt.Errorf("improve: %w", err)
 			}
 			sum.Search.Add(st)
 			lsTime += time.Since(ls)
 		}
-		rescues, took, err := opt.rescueAll(ctx, solver, insts, first, sols, retried, improved, &sum.FoundBy)
+		rescues, took, err := opt.rescueAll(ctx, solver, insts, first, sols, improved, &sum.FoundBy)
 		if err != nil {
 			return Summary{}, err
 		}
@@ -411,8 +393,8 @@ func setupPart(share float64, setup time.Duration, n int, total int64) time.Dura
 // tour. So a larger budget buys no search time where it worked and the
 // recommended setting stays within twice greedy ×8 at the paper's budget;
 // an instance left without a feasible decoded tour (failed) keeps its part
-// of the whole time, since the search must find its tour. Parts go by N²,
-// as in solve.ShareOf.
+// of the whole time, since the search must find its tour. Parts go by N², as
+// the decode's time grows.
 func forwardTime(decode time.Duration, before, after engine.Stats, insts []*lazymask.Instance, failed []bool) time.Duration {
 	rows, tours := after.Rows-before.Rows, after.Tours-before.Tours
 	dec, cpu := after.Decoder-before.Decoder, after.Decode-before.Decode
@@ -422,7 +404,7 @@ func forwardTime(decode time.Duration, before, after engine.Stats, insts []*lazy
 	steps, weight, lost := 0.0, 0.0, 0.0
 	for i, in := range insts {
 		steps += float64(in.N - 1)
-		w := solve.Weight(in)
+		w := float64(in.N) * float64(in.N)
 		weight += w
 		if i < len(failed) && failed[i] {
 			lost += w

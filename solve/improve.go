@@ -77,7 +77,7 @@ const (
 // smallProveN and smallProveTime: an instance of at most smallProveN
 // nodes always tries its proof, for at least smallProveTime, outside the
 // gate's counts. Why: a proof at about 20 nodes takes a few milliseconds,
-// more than a fifth of the share N² gives such an instance in a file of
+// more than a fifth of the share Weight gives such an instance in a file of
 // larger ones, while the kicks may leave it above its optimum
 // (docs/experiments.md, "Exact windows, small proofs").
 const (
@@ -154,14 +154,20 @@ func ShareOf(deadline time.Time, weight, pending float64, workers int, limit tim
 	return part
 }
 
-// Weight is a job's claim on a shared search time: N², as the decode's
-// time (N steps over N nodes) and the search's scans grow, so a file of
-// mixed sizes gives its large instances the time their decodes took and
-// one of a single size shares it equally.
-func Weight(in *lazymask.Instance) float64 { return float64(in.N) * float64(in.N) }
+// Weight is a job's claim on a shared search time: N^1.5, rounded. A
+// kick and its descent cost about N^1.4 (TSPTW scans go through neighbour
+// lists), so the instances of a file of mixed sizes get about as many
+// kicks each; by N² (the decode's growth) a file's smallest instances got
+// the fewest, and where they were its hardest they ended as its worst
+// (docs/experiments.md, "Search time by N^1.5").
+func Weight(in *lazymask.Instance) float64 {
+	n := float64(in.N)
+	return max(math.Round(n*math.Sqrt(n)), 1)
+}
 
 // pendingWeight counts the weight of the jobs not yet started, in whole
-// units (N² is an integer), so that workers can take from it atomically.
+// units (Weight is an integer), so that workers can take from it
+// atomically.
 type pendingWeight struct{ v atomic.Int64 }
 
 // take removes w and returns the weight pending before, w included.

@@ -447,3 +447,16 @@ func TestImproveAddsInsertionStart(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWeight: an instance's claim is N^1.5, rounded, so a 100-node one
+// gets about 3.9 times a 41-node one's time (N²: 5.9).
+func TestWeight(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want float64
+	}{{1, 1}, {41, 263}, {100, 1000}, {201, 2850}} {
+		if got := Weight(&lazymask.Instance{N: tc.n}); got != tc.want {
+			t.Errorf("Weight(N=%d) = %v, want %v", tc.n, got, tc.want)
+		}
+	}
+}

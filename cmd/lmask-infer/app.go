@@ -28,7 +28,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "preset", Value: infer.PresetPaper, Usage: "a named setting: paper (the paper's protocol: greedy ×8, the paper's budgets, no search), " +
-				"best (the recommended pipeline: greedy ×2, --improve --improve-share 3.5, plus 0.75 of the time spent opening the model and data; where the data's R is unknown, R = max(200, 16·N); instances without a feasible decoded tour decoded again with R ×4, ×16 before the search), " +
+				"best (the recommended pipeline: greedy ×2, --improve --improve-share 3.5, plus 0.75 of the time spent opening the model and data; where the data's R is unknown, R = max(200, 16·N); instances without a feasible decoded tour repaired by the search), " +
 				"fast (greedy ×1, the same budgets, --improve --improve-kicks 10); flags given explicitly override the preset's values (the defaults shown are paper's)"},
 			&cli.StringFlag{Name: "model", Required: true, Usage: "model directory (encoder.onnx, decoder.onnx, config.json), or a shipped model's name, e.g. tsptw50-hard (models/pretrained, or $LMASK_MODELS)"},
 			&cli.StringFlag{Name: "data", Required: true, Usage: "instances Parquet file"},
@@ -54,9 +54,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.DurationFlag{Name: "improve-budget", Value: 0, Usage: "local-search time limit per instance (0 = none)"},
 			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance (with --improve-share: at most this many; 0 = as many as the time allows)"},
 			&cli.BoolFlag{Name: "improve-no-merge", Usage: "with --improve, do not merge local optima that lose to the best tour with it (block by block, at positions where both have visited the same nodes)"},
-			&cli.DurationFlag{Name: "rescue-time", Value: d.RescueTime, Usage: "time cap per instance left without a feasible tour by decoding (and --improve's repair): decode it alone again with budget ×4, ×16 … up to --rescue-budget, then run a feasibility search; with --preset best or fast the retries (half of the cap) run before the search (0 = leave it)"},
-			&cli.IntFlag{Name: "rescue-budget", Value: d.RescueBudget, Usage: "largest budget of the --rescue-time retries"},
-			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "bound the local search of each row group by this share of the network's time to decode it, backtracking left out (0.5: at most +50%), split among its instances in proportion to N²; the bound covers the whole search, descents included, except the repair of an instance with no feasible decoded tour, which always finishes; time-based, so tours vary between runs and machines (0 = off; at most 1000)"},
+			&cli.DurationFlag{Name: "rescue-time", Value: d.RescueTime, Usage: "time cap per instance left without a feasible tour by decoding (and --improve's repair): decode it alone again with budget ×4, ×16 … up to --rescue-budget (at least 16 times its own budget), then run a feasibility search (0 = leave it)"},
+			&cli.IntFlag{Name: "rescue-budget", Value: d.RescueBudget, Usage: "largest budget of the --rescue-time retries (raised to 16 times an instance's own budget where that is larger)"},
+			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "bound the local search of each row group by this share of the network's time to decode it, backtracking left out (0.5: at most +50%), split among its instances in proportion to N^1.5; the bound covers the whole search, descents included, except the repair of an instance with no feasible decoded tour, which always finishes; time-based, so tours vary between runs and machines (0 = off; at most 1000)"},
 		},
 		Action: func(c *cli.Context) error {
 			opt, metrics, err := parseOptions(c, d, stderr)

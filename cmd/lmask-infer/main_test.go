@@ -253,11 +253,11 @@ func TestPresetFlags(t *testing.T) {
 	}
 	best, err := parse("--preset", "best")
 	want, _ := infer.Preset(infer.PresetBest)
-	if err != nil || best.Decode.Aug != want.Decode.Aug || best.Decode.Budget != want.Decode.Budget || !best.Improve || best.ImproveShare != 3.5 || !best.Escalate || !best.PaperBudget || best.BudgetPerNode != 16 {
+	if err != nil || best.Decode.Aug != want.Decode.Aug || best.Decode.Budget != want.Decode.Budget || !best.Improve || best.ImproveShare != 3.5 || best.Search.MinKicks != infer.MinKicks || !best.PaperBudget || best.BudgetPerNode != 16 {
 		t.Errorf("--preset best: %+v (%v)", best, err)
 	}
 	o, err := parse("--preset", "best", "--aug", "4", "--improve-kicks", "30", "--budget", "500")
-	if err != nil || o.Decode.Aug != 4 || o.Search.Kicks != 30 || o.ImproveShare != 3.5 || o.Decode.Budget != 500 || o.PaperBudget || !o.Escalate {
+	if err != nil || o.Decode.Aug != 4 || o.Search.Kicks != 30 || o.ImproveShare != 3.5 || o.Decode.Budget != 500 || o.PaperBudget {
 		t.Errorf("--preset best with --aug 4 --improve-kicks 30 --budget 500: %+v (%v)", o, err)
 	}
 	o, err = parse("--preset", "best", "--improve=false")
@@ -265,7 +265,7 @@ func TestPresetFlags(t *testing.T) {
 		t.Errorf("--preset best --improve=false: improve %v share %v (%v)", o.Improve, o.ImproveShare, err)
 	}
 	paper, err := parse()
-	if err != nil || paper.Decode.Aug != 8 || paper.Improve || paper.Escalate || !paper.PaperBudget {
+	if err != nil || paper.Decode.Aug != 8 || paper.Improve || paper.ImproveShare != 0 || !paper.PaperBudget {
 		t.Errorf("no preset: %+v (%v)", paper, err)
 	}
 	if _, err := parse("--preset", "quick"); err == nil || !strings.Contains(err.Error(), `--preset: unknown preset "quick"`) || cliapp.ExitCode(err) != cliapp.ExitUsage {
