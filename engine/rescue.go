@@ -62,9 +62,6 @@ type RescueOptions struct {
 	TimeLimit time.Duration
 	// MaxBudget caps the retried budgets (0 means DefaultRescueBudget).
 	MaxBudget int
-	// NoRetry skips the retries: they ran before (Solver.Retry, e.g. ahead
-	// of the local search), so the escalation is the feasibility search.
-	NoRetry bool
 }
 
 // Rescued is the outcome of Solver.Rescue for one instance.
@@ -157,7 +154,7 @@ func (p deadlinePolicy) Scores(b *lazymask.StepBatch, dst []float32) error {
 // most opt.MaxBudget; none with an unlimited budget), stopping at the
 // first feasible tour, then runs localsearch.FindFeasible from starts (the
 // tours the run has for it; nil entries skipped) and the retries' best
-// tours (no retries with opt.NoRetry). Where that search is exact
+// tours. Where that search is exact
 // (localsearch.FeasibleIsExact) it runs first, and an instance it proves
 // to have no feasible tour gets no retries. index is the instance's index for the sampling streams
 // (SolveFrom). The tour found is verified with lazymask.Check.
@@ -194,18 +191,16 @@ func (s *Solver) Rescue(ctx context.Context, inst *lazymask.Instance, index int6
 			pool = append(pool, t)
 		}
 	}
-	if !opt.NoRetry {
-		r, tried, err := s.Retry(ctx, inst, index, opt.MaxBudget, began.Add(opt.TimeLimit/2))
-		if err != nil {
-			return res, err
-		}
-		if r.Step == StepRetry {
-			r.Elapsed = time.Since(began)
-			return r, nil
-		}
-		res.Retries = r.Retries
-		pool = append(pool, tried...)
+	r, tried, err := s.Retry(ctx, inst, index, opt.MaxBudget, began.Add(opt.TimeLimit/2))
+	if err != nil {
+		return res, err
 	}
+	if r.Step == StepRetry {
+		r.Elapsed = time.Since(began)
+		return r, nil
+	}
+	res.Retries = r.Retries
+	pool = append(pool, tried...)
 	var fr localsearch.FeasibleResult
 	if exact != nil {
 		fr = *exact

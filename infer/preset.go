@@ -53,8 +53,8 @@ var Presets = []string{PresetPaper, PresetBest, PresetFast}
 //     budgets (the escalation of RescueTime). Why not decode again first:
 //     the search's repairs end as well as the retries' tours did, on every
 //     benchmark and stress class, and the retries took most of the time
-//     of the files where decodes fail (docs/experiments.md, "No retries
-//     before the search").
+//     of the files where decodes fail (docs/experiments.md, "Search time by
+//     N^1.5, and no retries before the search").
 //   - fast: greedy on the identity transform alone, the same budgets and
 //     escalation, and a short search of FastKicks kicks (no time share:
 //     a share of one transform's decode time cuts descents short, and a

@@ -72,7 +72,8 @@ type Options struct {
 	SetupShare float64
 	// RescueTime caps the escalation of each instance left without a
 	// feasible tour (engine.Solver.Rescue; 0: leave it); RescueBudget caps
-	// its retried budgets.
+	// its retried budgets (raised to 16 times an instance's own budget
+	// where that is larger).
 	RescueTime   time.Duration
 	RescueBudget int
 	// Log receives notes and warnings (nil: discarded).
