@@ -51,19 +51,11 @@ const warpKickCap = 32
 // warpKicks enables warp kicks (tests turn it off to compare).
 var warpKicks = true
 
-// warpOf returns the total time warp of the tour that the pieces describe,
-// or, once the warp of the pieces joined so far reaches above, a value at
-// least above. Why stop there: a concatenation's warp is at least its
-// first part's (sums of non-negative terms, in floating point too), so a
-// candidate whose first pieces reach the warp it may not exceed is
-// rejected without the later pieces' run tables.
-func (s *state) warpOf(ps []piece, above float64) float64 {
+// warpOf returns the total time warp of the tour that the pieces describe.
+func (s *state) warpOf(ps []piece) float64 {
 	var seg twSeg
 	for k, p := range ps {
 		seg = s.join(seg, k, p)
-		if seg.warp >= above {
-			return seg.warp
-		}
 	}
 	return seg.warp
 }
@@ -172,12 +164,7 @@ func (se *search) warpDescend(w float64, lo, hi int) {
 			if dc >= w*(warp0-kept)-costEps {
 				return false
 			}
-			// A warp of (f0 − cost − dc)/w or more cannot pass the test
-			// below; the bound is raised by a relative margin so that
-			// rounding in the division never rejects a candidate the test
-			// would take.
-			above := (f0-st.cost-dc)/w*(1+1e-9) + 1e-12
-			if st.cost+dc+w*st.warpOf(ps, above) < f0-costEps {
+			if st.cost+dc+w*st.warpOf(ps) < f0-costEps {
 				best, found = m, true
 				return true
 			}
