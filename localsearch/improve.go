@@ -799,8 +799,9 @@ func (se *search) scan() (move, bool) {
 	best, found := cur, false
 	var bestMove move
 	evals, tests := 0, 0
+	fixed, rejected := se.opt.Fixed, len(se.rejected) > 0
 	visit := func(m move) bool {
-		if len(se.rejected) > 0 && se.rejected[m] || m.lowest() < se.opt.Fixed {
+		if fixed > 0 && m.lowest() < fixed || rejected && se.rejected[m] {
 			return false
 		}
 		evals++

@@ -2,6 +2,7 @@ package localsearch
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/lmask/lmask/lazymask"
@@ -129,6 +130,9 @@ func (sc *scanner) scanNear(kinds []MoveKind, offset int, f func(move) bool) boo
 	if n < 3 {
 		return false
 	}
+	// The cost filter of the full scans, here before the visitor's call:
+	// most candidates within the radii do not gain enough.
+	sc.nearFilter = sc.st != nil && !math.IsInf(sc.need, 1)
 	for a := 0; a < n; a++ {
 		x := (a + offset) % n
 		if sc.anchorHi > 0 && (x < sc.anchorLo || x > sc.anchorHi) || sc.only != nil && !sc.only[x] {
@@ -161,11 +165,21 @@ func (sc *scanner) nearAt(kind MoveKind, x int, f func(move) bool) bool {
 		if x+1 <= n-2 {
 			b := t[x+1]
 			r := d[v*n+b] + nearSlack + sc.allow
+			thr := sc.need + filterSlack + d[v*n+b] // the filter (state.delta)
 			for _, c := range nl.out(v) {
 				if d[v*n+int(c)] >= r {
 					break
 				}
 				if j := st.pos[c]; j > x+1 {
+					if sc.nearFilter {
+						i, e := x+1, st.next(j)
+						if d[v*n+int(c)]+d[b*n+e]-d[int(c)*n+e]+(st.bwdCost[j]-st.bwdCost[i])-(st.fwdCost[j]-st.fwdCost[i]) >= thr {
+							if sc.skip() {
+								return true
+							}
+							continue
+						}
+					}
 					if f(move{kind: TwoOpt, i: x + 1, j: j}) {
 						return true
 					}
@@ -176,12 +190,23 @@ func (sc *scanner) nearAt(kind MoveKind, x int, f func(move) bool) bool {
 		// i..j, j = x−1, for b = t[i] closer to e than t[j].
 		j := jBefore
 		if j >= 2 {
-			r := d[v*n+t[j]] + nearSlack + sc.allow
+			c := t[j]
+			r := d[v*n+c] + nearSlack + sc.allow
+			thr := sc.need + filterSlack + d[c*n+v] // the filter (state.delta)
 			for _, b := range nl.in(v) {
 				if d[v*n+int(b)] >= r {
 					break
 				}
 				if i := st.pos[b]; i >= 1 && i < j {
+					if sc.nearFilter {
+						a := t[i-1]
+						if d[a*n+c]+d[int(b)*n+v]-d[a*n+int(b)]+(st.bwdCost[j]-st.bwdCost[i])-(st.fwdCost[j]-st.fwdCost[i]) >= thr {
+							if sc.skip() {
+								return true
+							}
+							continue
+						}
+					}
 					if f(move{kind: TwoOpt, i: i, j: j}) {
 						return true
 					}
@@ -207,7 +232,7 @@ func (sc *scanner) nearAt(kind MoveKind, x int, f func(move) bool) bool {
 				if q < 1 || q == x {
 					continue
 				}
-				if f(move{kind: Swap, i: min(x, q), j: max(x, q)}) {
+				if sc.offer(move{kind: Swap, i: min(x, q), j: max(x, q)}, f) {
 					return true
 				}
 			}
@@ -240,11 +265,24 @@ func (sc *scanner) nearSegment(kind MoveKind, x, kLo, kHi, jBefore int, f func(m
 			q := st.next(e)
 			g := dp + d[t[e]*n+q] - d[p*n+q]
 			r := max(g, dp) + nearSlack + sc.allow
+			// The filter's threshold on the insertion's cost (state.delta
+			// for a segment: the removal, −g, plus the insertion).
+			thr := sc.need + filterSlack + g
+			sl := t[e]
 			for _, u := range nl.in(v) {
 				if d[v*n+int(u)] >= r {
 					break
 				}
 				if j := st.pos[u]; j < i-1 || j > e {
+					if sc.nearFilter {
+						w := st.next(j)
+						if d[int(u)*n+v]+d[sl*n+w]-d[int(u)*n+w] >= thr {
+							if sc.skip() {
+								return true
+							}
+							continue
+						}
+					}
 					if f(move{kind: kind, i: i, j: j, k: k}) {
 						return true
 					}
@@ -253,6 +291,7 @@ func (sc *scanner) nearSegment(kind MoveKind, x, kLo, kHi, jBefore int, f func(m
 			if !both {
 				continue
 			}
+			thrRev := thr - ((st.bwdCost[e] - st.bwdCost[i]) - (st.fwdCost[e] - st.fwdCost[i]))
 			for _, w := range nl.out(v) {
 				if d[v*n+int(w)] >= r {
 					break
@@ -262,6 +301,15 @@ func (sc *scanner) nearSegment(kind MoveKind, x, kLo, kHi, jBefore int, f func(m
 					j = n - 1
 				}
 				if j < i-1 || j > e {
+					if sc.nearFilter {
+						u := t[j]
+						if d[u*n+sl]+d[v*n+int(w)]-d[u*n+int(w)] >= thrRev {
+							if sc.skip() {
+								return true
+							}
+							continue
+						}
+					}
 					if f(move{kind: kind, i: i, j: j, k: k, rev: true}) {
 						return true
 					}
@@ -284,8 +332,12 @@ func (sc *scanner) nearSegment(kind MoveKind, x, kLo, kHi, jBefore int, f func(m
 // of list closer to node v than radius, moved to after position j.
 func (sc *scanner) nearEnds(list []int32, v, j int, radius float64, kind MoveKind, kLo, kHi int, rev bool, f func(move) bool) bool {
 	st := sc.st
-	n, d := st.n, st.dist
+	n, d, t := st.n, st.dist, st.tour
 	r := radius + nearSlack + sc.allow
+	// The filter (state.delta for a segment): the run's removal plus its
+	// insertion between u and w, at or above need + filterSlack.
+	u, w := t[j], st.next(j)
+	thr := sc.need + filterSlack + d[u*n+w]
 	for _, z := range list {
 		if d[v*n+int(z)] >= r {
 			break
@@ -294,10 +346,25 @@ func (sc *scanner) nearEnds(list []int32, v, j int, radius float64, kind MoveKin
 		if e < 1 {
 			continue
 		}
+		q := st.next(e)
 		for k := kLo; k <= kHi && e-k+1 >= 1; k++ {
 			i := e - k + 1
 			if j >= i-1 && j <= e {
 				continue
+			}
+			if sc.nearFilter {
+				p, sf, sl := t[i-1], t[i], int(z)
+				rem := d[p*n+q] - d[p*n+sf] - d[sl*n+q]
+				if rev {
+					sf, sl = sl, sf
+					rem += (st.bwdCost[e] - st.bwdCost[i]) - (st.fwdCost[e] - st.fwdCost[i])
+				}
+				if rem+d[u*n+sf]+d[sl*n+w] >= thr {
+					if sc.skip() {
+						return true
+					}
+					continue
+				}
 			}
 			if f(move{kind: kind, i: i, j: j, k: k, rev: rev}) {
 				return true
@@ -305,4 +372,13 @@ func (sc *scanner) nearEnds(list []int32, v, j int, radius float64, kind MoveKin
 		}
 	}
 	return false
+}
+
+// offer passes m to f unless the cost filter (need, set by the visitor)
+// rejects it, and reports whether the scan must stop.
+func (sc *scanner) offer(m move, f func(move) bool) bool {
+	if sc.nearFilter && sc.st.delta(m) >= sc.need+filterSlack {
+		return sc.skip()
+	}
+	return f(m)
 }

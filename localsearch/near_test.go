@@ -2,6 +2,7 @@ package localsearch
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -47,7 +48,7 @@ func TestNearScanFindsEveryImprovingMove(t *testing.T) {
 			t.Fatalf("#%d: symmetric matrix not recognised", it)
 		}
 		st.set(tour)
-		sc := scanner{n: n, maxSeg: maxSeg, st: st}
+		sc := scanner{n: n, maxSeg: maxSeg, st: st, need: math.Inf(1)}
 		seen := map[move]bool{}
 		sc.scanNear(AllMoves, rng.IntN(n), func(m move) bool {
 			seen[m] = true

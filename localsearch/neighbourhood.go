@@ -116,6 +116,8 @@ type scanner struct {
 	// anchorLo..anchorHi, when anchorHi > 0, are the only anchor
 	// positions scanNear visits (the warp descents' window).
 	anchorLo, anchorHi int
+	// nearFilter: scanNear applies the cost filter (st set, need finite).
+	nearFilter bool
 	// only, when set, holds the only start positions scan and scanNear
 	// visit (a local descent's marks).
 	only []bool

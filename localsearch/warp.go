@@ -139,8 +139,9 @@ func (se *search) warpDescend(w float64, lo, hi int) {
 		evals := 0
 		sc.prune, sc.insBlocked, sc.swapBlocked, sc.infeasible = nil, nil, nil, false
 		sc.st, sc.need, sc.filtered = st, need, 0
+		fixed := se.opt.Fixed
 		visit := func(m move) bool {
-			if m.lowest() < se.opt.Fixed {
+			if fixed > 0 && m.lowest() < fixed {
 				return false
 			}
 			evals++
