@@ -39,8 +39,11 @@ import (
 //	    from u: t[e] with d(u,t[e]) < d(u,w).
 //
 // The scan goes through anchor positions (the node the rule starts from),
-// rotated by the offset as the full scan is, and hands every candidate to
-// the visitor, which computes the exact length change and feasibility.
+// rotated by the offset as the full scan is, and hands the visitor each
+// candidate that passes the full scans' cost filter (need, in the scanner's
+// own arithmetic); the visitor computes the exact length change and
+// feasibility. Most candidates within the radii gain too little, and the
+// filter skips them without the visitor's call and state.delta's dispatch.
 
 // nearSlack widens every radius so that rounding in the pair sums never
 // drops a move the visitor would take (it needs a gain above costEps).
