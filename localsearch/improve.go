@@ -201,6 +201,11 @@ type search struct {
 	warpUntil        time.Time
 	warpCut, warpOff bool
 	kicksBegan       time.Time
+	// kickEvals is Result.Evaluations when the kicks began; repairCap, when
+	// set, ends a descent (budgetHit, capHit) once Evaluations reach it
+	// (restart).
+	kickEvals, repairCap int
+	capHit               bool
 	// bridgeRun bounds the runs a TSPTW double bridge exchanges (kickBridge).
 	bridgeRun int
 	// marks are the start positions a local descent scans (localKicks),
@@ -369,7 +374,7 @@ func (se *search) run(starts [][]int) []int {
 		return best
 	}
 	se.kicking = true
-	se.kicksBegan = time.Now()
+	se.kicksBegan, se.kickEvals = time.Now(), se.res.Evaluations
 	// cur is where the next kick starts: the best tour (best changes only
 	// when it improves, and cur follows), or (TSPDL) a kick's local optimum
 	// within acceptDL of it, or after stallKicks (TSPDL: stallKicksDL) kicks
@@ -547,10 +552,16 @@ var restarts = true
 // kicks stalled in, and reports whether it is feasible. The first restart
 // descends from the urgency order (OrderTour), repaired where it is
 // infeasible, when it is not one of the starts (Dumas n150w40.003: only
-// that repair's basin holds the optimum); the others, and the first where
-// that repair ends infeasible, rebuild the best tour with r+1 ruin and
-// recreate kicks in a row at the r-th restart, so each goes further from
-// the best. TSPDL restarts build a new tour instead (restartDL).
+// that repair's basin holds the optimum). Where that repair outlasts
+// restartRepair kicks and a feasible insertion tour (InsertionTour) that is
+// not a start exists, the restart descends from that instead. Why: from
+// 150 nodes the repair costs about fifty kicks, so a restart late in a
+// search's time was cut inside it and its basin got no kicks
+// (Ohlmann-Thomas n150w160.003; docs/experiments.md, "The first restart's
+// repair, capped"). The other restarts, and the first where it ends
+// infeasible, rebuild the best tour with r+1 ruin and recreate kicks in a
+// row at the r-th restart, so each goes further from the best. TSPDL
+// restarts build a new tour instead (restartDL).
 func (se *search) restart(starts [][]int, best []int) bool {
 	st := se.st
 	se.res.Restarts++
@@ -558,12 +569,30 @@ func (se *search) restart(starts [][]int, best []int) bool {
 	if !st.tsptw {
 		return se.restartDL()
 	}
+	isStart := func(tour []int) bool {
+		return slices.ContainsFunc(starts, func(t []int) bool { return slices.Equal(t, tour) })
+	}
 	if r == 1 && se.opt.Fixed <= 1 {
 		order := OrderTour(st.inst)
-		if !slices.ContainsFunc(starts, func(t []int) bool { return slices.Equal(t, order) }) {
+		if !isStart(order) {
 			st.set(order)
 			se.lastPos = 0
+			if st.excess > 0 && se.res.Kicks > 0 {
+				perKick := max((se.res.Evaluations-se.kickEvals)/se.res.Kicks, 1)
+				se.repairCap, se.capHit = se.res.Evaluations+restartRepair*perKick, false
+			}
 			se.descend()
+			se.repairCap = 0
+			if se.capHit {
+				se.capHit = false
+				// The seed does not draw from the search's stream, so that
+				// where no insertion fits the repair goes on as before.
+				if t, ok := InsertionTour(st.inst, restartTries, se.opt.Seed+uint64(r)); ok && !isStart(t) {
+					st.set(t)
+					se.lastPos = 0
+				}
+				se.descend()
+			}
 			if st.excess == 0 || se.res.Stop != LocalOptimum {
 				return st.excess == 0
 			}
@@ -579,6 +608,15 @@ func (se *search) restart(starts [][]int, best []int) bool {
 	se.descend()
 	return st.excess == 0
 }
+
+// restartRepair is how many kicks' evaluations (the mean of the search's
+// kicks so far) the first restart's repair of the urgency order may take
+// before an insertion tour takes its place, and restartTries how many
+// insertion orders that draws (InsertionTour, O(N²) each).
+const (
+	restartRepair = 10
+	restartTries  = 4
+)
 
 // restartDL descends from a TSPDL tour built by cheapest feasible
 // insertion of the customers in order of draft limits, each jittered by up
@@ -709,6 +747,8 @@ func (se *search) budgetHit() bool {
 		r.Stop = IterationBudget
 	case se.pastDeadline():
 		r.Stop = TimeBudget
+	case se.repairCap > 0 && r.Evaluations >= se.repairCap:
+		se.capHit = true // not a stop of the search: restart goes on
 	default:
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
@@ -152,5 +153,55 @@ func TestUntilFeasible(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no instance had an infeasible urgency order that the repair made feasible")
+	}
+}
+
+// TestRestartCapsRepair: on Ohlmann-Thomas n150w160.003 the urgency order
+// is infeasible and its repair costs many kicks. After 20 kicks the first
+// restart gives up that repair at restartRepair kicks' evaluations and
+// descends from an insertion tour instead: feasible, and far cheaper than
+// the whole repair, which the same restart runs when the mean kick is made
+// so costly that the cap is never reached.
+func TestRestartCapsRepair(t *testing.T) {
+	in := benchmarkInstance(t, "tsptw-ohlmann-thomas", "n150w160.003")
+	if r, _ := lazymask.Check(in, OrderTour(in)); r.Feasible {
+		t.Fatal("the urgency order is feasible: the test shows nothing")
+	}
+	ins, ok := InsertionTour(in, 20, 7)
+	if !ok {
+		t.Fatal("no insertion tour")
+	}
+	// A start that is not the insertion tour itself (a restart skips the
+	// starts): its local optimum after a few kicks.
+	r, err := Improve(in, ins, Options{Kicks: 5, Seed: 1})
+	if err != nil || !r.Feasible || slices.Equal(r.Tour, ins) {
+		t.Fatalf("start: %v, feasible %v", err, r.Feasible)
+	}
+	start := r.Tour
+	cost := func(evalsPerKick int) (evals int, feasible bool, tour []int) {
+		res := Result{}
+		se := newSearch(in, Options{Seed: 3}, time.Now(), &res)
+		se.st.set(start)
+		se.descend()
+		se.kicking = true
+		se.kickEvals, se.res.Kicks = se.res.Evaluations-20*evalsPerKick, 20
+		before := se.res.Evaluations
+		feasible = se.restart([][]int{start}, slices.Clone(se.st.tour))
+		return se.res.Evaluations - before, feasible, slices.Clone(se.st.tour)
+	}
+	capped, okC, tourC := cost(2_000)
+	full, okF, tourF := cost(1 << 40)
+	t.Logf("restart evaluations: capped %d, full repair %d", capped, full)
+	if !okC || !okF {
+		t.Fatalf("restarts feasible: capped %v, full %v", okC, okF)
+	}
+	if capped*3 > full {
+		t.Errorf("the capped restart took %d evaluations, the full repair %d: no saving", capped, full)
+	}
+	if slices.Equal(tourC, tourF) {
+		t.Error("the capped restart ended where the repair did: the insertion tour was not taken")
+	}
+	if r, err := lazymask.Check(in, tourC); err != nil || !r.Feasible {
+		t.Fatalf("capped restart's tour: %v %+v", err, r)
 	}
 }
