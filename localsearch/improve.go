@@ -195,12 +195,14 @@ type search struct {
 	// warpStall is the kicks since the tour kicked from last improved,
 	// counted from Options.Stalled (the warp kicks start at warpAfter).
 	warpStall int
-	// warpUntil ends the warp kick under way (warpCut); warpOff ends the
-	// search's warp kicks (warpKickCap); kicksBegan is when the kicks
-	// began.
-	warpUntil        time.Time
-	warpCut, warpOff bool
-	kicksBegan       time.Time
+	// warpUntil ends the warp kick under way (warpCut); a cut pauses the
+	// search's warp kicks until Kicks reach warpResume, for warpPause
+	// kicks, which doubles at each cut (warpOff: one was cut); kicksBegan
+	// is when the kicks began.
+	warpUntil             time.Time
+	warpCut, warpOff      bool
+	warpResume, warpPause int
+	kicksBegan            time.Time
 	// kickEvals is Result.Evaluations when the kicks began; repairCap, when
 	// set, ends a descent (budgetHit, capHit) once Evaluations reach it
 	// (restart).
@@ -243,6 +245,9 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 		kinds:    append([]MoveKind(nil), kinds...),
 		shuffle:  opt.Shuffle,
 		warpOff:  opt.NoWarp,
+	}
+	if opt.NoWarp {
+		se.warpPause, se.warpResume = warpPauseFirst, warpPauseFirst
 	}
 	se.rng = rand.New(se.pcg)
 	if localKicks && inst.Problem == lazymask.TSPTW && inst.N >= localKicksN {
@@ -456,7 +461,7 @@ func (se *search) run(starts [][]int) []int {
 		// data, the run tables included, stands (TestIncrementalUpdate).
 		st.update(cur, false)
 		se.known, se.knownCost = cur, st.cost
-		warp := warpKicks && st.tsptw && se.warpStall >= warpAfter && !se.warpOff
+		warp := warpKicks && st.tsptw && se.warpStall >= warpAfter && se.res.Kicks >= se.warpResume
 		se.marked = false
 		if se.marks != nil {
 			clear(se.marks)

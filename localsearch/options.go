@@ -128,8 +128,9 @@ type Options struct {
 	// it (whose best tour it starts from): its warp kicks count on from
 	// there, its restarts from zero.
 	Stalled int
-	// NoWarp turns the warp kicks off: a resumed search's
-	// Result.WarpOff of the search before it.
+	// NoWarp starts the search with its warp kicks paused, as after a cut
+	// one (warpKickCap): a resumed search's Result.WarpOff of the search
+	// before it.
 	NoWarp bool
 	// Prepared, when set, is Prepare's result for this instance's data,
 	// reused instead of derived again (an error where it belongs to other
@@ -266,7 +267,7 @@ type Result struct {
 	// (docs/experiments.md, "Warp kicks in the resumed search").
 	WarpStall int
 	// WarpOff says that a warp kick outlasted its cap (warpKickCap times
-	// the mean kick, under a time limit) and the warp kicks ended there.
+	// the mean kick, under a time limit), which paused the warp kicks.
 	WarpOff bool
 	// Merged counts merges of local optima (of the starts' descents and of
 	// the kicks') that improved the best tour.

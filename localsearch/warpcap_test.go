@@ -8,9 +8,9 @@ import (
 )
 
 // TestWarpKickCap: under a time limit, a warp kick that outlasts
-// warpKickCap times the mean kick is undone and ends the search's warp
-// kicks (Result.WarpOff, carried by Options.NoWarp); without a limit the
-// same kick runs to its end.
+// warpKickCap times the mean kick is undone and pauses the search's warp
+// kicks, twice as long after a second cut (Result.WarpOff, carried by
+// Options.NoWarp); without a limit the same kick runs to its end.
 func TestWarpKickCap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 4))
 	in, hidden := randTSPTW(rng, 200, euclid, 0.6)
@@ -45,15 +45,24 @@ func TestWarpKickCap(t *testing.T) {
 			if !slices.Equal(se.st.tour, start) || se.st.excess > 0 {
 				t.Fatalf("seed %d: the cut warp kick left the tour changed", seed)
 			}
+			// The warp kicks pause for warpPauseFirst kicks, then twice
+			// as long after each further cut.
+			if se.warpPause != warpPauseFirst || se.warpResume != se.res.Kicks+warpPauseFirst {
+				t.Fatalf("seed %d: after a cut the pause is %d kicks, to kick %d", seed, se.warpPause, se.warpResume)
+			}
+			se.res.Kicks += warpPauseFirst
+			if se.warpKick(); se.warpCut && (se.warpPause != 2*warpPauseFirst || se.warpResume != se.res.Kicks+2*warpPauseFirst) {
+				t.Fatalf("seed %d: after a second cut the pause is %d kicks, to kick %d", seed, se.warpPause, se.warpResume)
+			}
 		}
 	}
 	if cut == 0 {
 		t.Fatal("no warp kick was cut: the test shows nothing")
 	}
 	// The verdict is carried: a search with NoWarp kicks as one with the
-	// warp kicks turned off.
+	// warp kicks turned off for its first warpPauseFirst kicks.
 	small, tour := randTSPTW(rng, 40, euclid, 0.6)
-	opt := Options{Seed: 1, Kicks: 200, TimeLimit: time.Minute}
+	opt := Options{Seed: 1, Kicks: warpPauseFirst, TimeLimit: time.Minute}
 	on, err := Improve(small, tour, opt)
 	if err != nil {
 		t.Fatal(err)
