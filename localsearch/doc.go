@@ -38,7 +38,10 @@
 // to pass where rounding breaks it; a draft limit under a load that only
 // grows) and then stops.
 //
-// On symmetric TSPTW matrices the scans go through neighbour lists instead
+// On symmetric TSPTW matrices, and on those symmetric up to a node
+// potential (a service time folded into each node's outgoing arcs, under
+// which every closed tour costs what it costs under the symmetric part),
+// the scans go through neighbour lists instead
 // (near.go): by the gain criterion of Lin and Kernighan, every move that
 // shortens the tour adds, at one of its nodes, an edge shorter than the
 // tour edge it removes there (or, for or-opt, than the gap the segment

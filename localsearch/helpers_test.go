@@ -55,6 +55,7 @@ const (
 	intMatrix                 // symmetric integers, triangle inequality broken
 	asymm                     // asymmetric reals
 	rounded                   // Euclidean rounded to 0.05, as benchmark files store them (triangle broken by rounding)
+	folded                    // rounded, plus a per-node constant on each outgoing arc (a service time folded in): asymmetric
 )
 
 // randMatrix returns an N×N travel-time matrix of the given kind for the
@@ -64,10 +65,16 @@ func randMatrix(rng *rand.Rand, n int, kind distKind, x, y []float64) []float64 
 		return nil
 	}
 	m := make([]float64, n*n)
-	if kind == rounded {
+	if kind == rounded || kind == folded {
 		for i := 0; i < n; i++ {
+			out := 0.0
+			if kind == folded && i > 0 {
+				out = math.Round(20*0.1*rng.Float64()) / 20
+			}
 			for j := 0; j < n; j++ {
-				m[i*n+j] = math.Round(20*math.Hypot(x[i]-x[j], y[i]-y[j])) / 20
+				if j != i {
+					m[i*n+j] = math.Round(20*math.Hypot(x[i]-x[j], y[i]-y[j]))/20 + out
+				}
 			}
 		}
 		return m

@@ -14,7 +14,11 @@ import (
 // same local optimum the full scan proves.
 //
 // The argument (the gain criterion of Lin and Kernighan) needs a symmetric
-// travel-time matrix. A move removes tour edges and adds others, and the
+// travel-time matrix, or one that is symmetric up to a node potential
+// (d(u, v) = s(u, v) + π(u) − π(v), a service time folded into each node's
+// outgoing arcs): every closed tour costs the same under d and under its
+// symmetric part s, so a move gains as much under both, and the radii
+// below compare s (state.ndist) while the candidates' lengths use d. A move removes tour edges and adds others, and the
 // two sets form an alternating cycle; pairing each removed edge with the
 // added edge that follows it at a shared node, the pair values (removed
 // length − added length) sum to the move's gain. When the gain is positive,
@@ -72,8 +76,10 @@ type nearLists struct {
 func (l *nearLists) out(v int) []int32 { return l.nodes[l.outFrom[v]:l.inFrom[v]] }
 func (l *nearLists) in(v int) []int32  { return l.nodes[l.inFrom[v]:l.outFrom[v+1]] }
 
-// newNearLists builds the lists of inst (travel times dist, n nodes).
-func newNearLists(inst *lazymask.Instance, dist []float64, n int) *nearLists {
+// newNearLists builds the lists of inst (n nodes): each node's neighbours
+// by increasing by (a symmetric matrix), the edges that can be in a
+// feasible tour by the travel times dist.
+func newNearLists(inst *lazymask.Instance, by, dist []float64, n int) *nearLists {
 	l := &nearLists{n: n, nodes: make([]int32, 0, 2*n*(n-1)), outFrom: make([]int32, n+1), inFrom: make([]int32, n)}
 	canFollow := func(u, w int) bool { // u→w can be in a feasible tour
 		if inst.Problem != lazymask.TSPTW || w == 0 {
@@ -93,7 +99,7 @@ func newNearLists(inst *lazymask.Instance, dist []float64, n int) *nearLists {
 				order = append(order, int32(w))
 			}
 		}
-		row := dist[v*n : v*n+n]
+		row := by[v*n : v*n+n]
 		slices.SortFunc(order, func(a, b int32) int {
 			return cmp.Or(cmp.Compare(row[a], row[b]), cmp.Compare(a, b))
 		})
@@ -153,7 +159,8 @@ func (sc *scanner) scanNear(kinds []MoveKind, offset int, f func(move) bool) boo
 // nearAt calls f for the candidate moves of kind anchored at position x.
 func (sc *scanner) nearAt(kind MoveKind, x int, f func(move) bool) bool {
 	st := sc.st
-	n, t, d, nl := st.n, st.tour, st.dist, st.near
+	// ds: the radii's symmetric lengths; d: the travel times (the filter).
+	n, t, d, ds, nl := st.n, st.tour, st.dist, st.ndist, st.near
 	// The position before x in the closed tour (the last one when x is
 	// the depot): the node at x follows it.
 	jBefore := n - 1
@@ -167,10 +174,10 @@ func (sc *scanner) nearAt(kind MoveKind, x int, f func(move) bool) bool {
 		// t[x+1].
 		if x+1 <= n-2 {
 			b := t[x+1]
-			r := d[v*n+b] + nearSlack + sc.allow
+			r := ds[v*n+b] + nearSlack + sc.allow
 			thr := sc.need + filterSlack + d[v*n+b] // the filter (state.delta)
 			for _, c := range nl.out(v) {
-				if d[v*n+int(c)] >= r {
+				if ds[v*n+int(c)] >= r {
 					break
 				}
 				if j := st.pos[c]; j > x+1 {
@@ -194,10 +201,10 @@ func (sc *scanner) nearAt(kind MoveKind, x int, f func(move) bool) bool {
 		j := jBefore
 		if j >= 2 {
 			c := t[j]
-			r := d[v*n+c] + nearSlack + sc.allow
+			r := ds[v*n+c] + nearSlack + sc.allow
 			thr := sc.need + filterSlack + d[c*n+v] // the filter (state.delta)
 			for _, b := range nl.in(v) {
-				if d[v*n+int(b)] >= r {
+				if ds[v*n+int(b)] >= r {
 					break
 				}
 				if i := st.pos[b]; i >= 1 && i < j {
@@ -222,13 +229,13 @@ func (sc *scanner) nearAt(kind MoveKind, x int, f func(move) bool) bool {
 		}
 		// From a = pred(v), the edge a→w; from b = succ(v), w→b.
 		for side, end := range [2]int{t[x-1], st.next(x)} {
-			r := d[end*n+v] + nearSlack + sc.allow
+			r := ds[end*n+v] + nearSlack + sc.allow
 			list := nl.out(end)
 			if side == 1 {
 				list = nl.in(end)
 			}
 			for _, w := range list {
-				if d[end*n+int(w)] >= r {
+				if ds[end*n+int(w)] >= r {
 					break
 				}
 				q := st.pos[w]
@@ -255,25 +262,26 @@ func (sc *scanner) nearAt(kind MoveKind, x int, f func(move) bool) bool {
 // (from u).
 func (sc *scanner) nearSegment(kind MoveKind, x, kLo, kHi, jBefore int, f func(move) bool) bool {
 	st := sc.st
-	n, t, d, nl := st.n, st.tour, st.dist, st.near
+	n, t, d, ds, nl := st.n, st.tour, st.dist, st.ndist, st.near
 	v := t[x]
 	both := kind == OrOpt
 	// From t[i], i = x: in order, after a close node u (edge u→t[i]);
 	// reversed, before a close node w (edge t[i]→w).
 	if i := x; i >= 1 {
 		p := t[i-1]
-		dp := d[p*n+v]
+		dp, dsp := d[p*n+v], ds[p*n+v]
 		for k := kLo; k <= kHi && i+k-1 <= n-1; k++ {
 			e := i + k - 1
 			q := st.next(e)
 			g := dp + d[t[e]*n+q] - d[p*n+q]
-			r := max(g, dp) + nearSlack + sc.allow
+			gs := dsp + ds[t[e]*n+q] - ds[p*n+q] // g in the radii's lengths
+			r := max(gs, dsp) + nearSlack + sc.allow
 			// The filter's threshold on the insertion's cost (state.delta
 			// for a segment: the removal, −g, plus the insertion).
 			thr := sc.need + filterSlack + g
 			sl := t[e]
 			for _, u := range nl.in(v) {
-				if d[v*n+int(u)] >= r {
+				if ds[v*n+int(u)] >= r {
 					break
 				}
 				if j := st.pos[u]; j < i-1 || j > e {
@@ -296,7 +304,7 @@ func (sc *scanner) nearSegment(kind MoveKind, x, kLo, kHi, jBefore int, f func(m
 			}
 			thrRev := thr - ((st.bwdCost[e] - st.bwdCost[i]) - (st.fwdCost[e] - st.fwdCost[i]))
 			for _, w := range nl.out(v) {
-				if d[v*n+int(w)] >= r {
+				if ds[v*n+int(w)] >= r {
 					break
 				}
 				j := st.pos[w] - 1
@@ -323,26 +331,26 @@ func (sc *scanner) nearSegment(kind MoveKind, x, kLo, kHi, jBefore int, f func(m
 	// From w = t[x] (insertion after j = x−1, or after the last position
 	// when x is the depot): in order, segments ending at a node closer to
 	// w than u (edge t[e]→w).
-	if sc.nearEnds(nl.in(v), v, jBefore, d[v*n+t[jBefore]], kind, kLo, kHi, false, f) {
+	if sc.nearEnds(nl.in(v), v, jBefore, ds[v*n+t[jBefore]], kind, kLo, kHi, false, f) {
 		return true
 	}
 	// From u = t[x] (insertion after j = x), reversed: segments ending at
 	// a node closer to u than w (edge u→t[e]).
-	return both && sc.nearEnds(nl.out(v), v, x, d[v*n+st.next(x)], kind, kLo, kHi, true, f)
+	return both && sc.nearEnds(nl.out(v), v, x, ds[v*n+st.next(x)], kind, kLo, kHi, true, f)
 }
 
 // nearEnds calls f for the segments of kLo..kHi nodes that end at a node
 // of list closer to node v than radius, moved to after position j.
 func (sc *scanner) nearEnds(list []int32, v, j int, radius float64, kind MoveKind, kLo, kHi int, rev bool, f func(move) bool) bool {
 	st := sc.st
-	n, d, t := st.n, st.dist, st.tour
+	n, d, ds, t := st.n, st.dist, st.ndist, st.tour
 	r := radius + nearSlack + sc.allow
 	// The filter (state.delta for a segment): the run's removal plus its
 	// insertion between u and w, at or above need + filterSlack.
 	u, w := t[j], st.next(j)
 	thr := sc.need + filterSlack + d[u*n+w]
 	for _, z := range list {
-		if d[v*n+int(z)] >= r {
+		if ds[v*n+int(z)] >= r {
 			break
 		}
 		e := st.pos[z]

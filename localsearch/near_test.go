@@ -12,7 +12,9 @@ import (
 
 // TestNearScanFindsEveryImprovingMove checks the argument behind scanNear:
 // on symmetric TSPTW instances (coordinates, and integer matrices that
-// break the triangle inequality; tight to loose windows), every move of
+// break the triangle inequality) and on rounded ones with a service time
+// folded into each node's outgoing arcs (asymmetric; tight to loose
+// windows), every move of
 // the full scan that shortens the tour by more than costEps and that
 // lazymask.Check finds feasible is among the candidates the neighbour
 // lists produce, from random tours, the feasible hidden tours and local
@@ -29,8 +31,8 @@ func TestNearScanFindsEveryImprovingMove(t *testing.T) {
 	var buf [maxPieces]piece
 	for it := 0; it < count; it++ {
 		n := 5 + rng.IntN(40)
-		kind := []distKind{euclid, intMatrix}[it%2]
-		in, hidden := randTSPTW(rng, n, kind, []float64{1, 5, 20, 1000}[(it/2)%4])
+		kind := []distKind{euclid, intMatrix, folded}[it%3]
+		in, hidden := randTSPTW(rng, n, kind, []float64{1, 5, 20, 1000}[(it/3)%4])
 		tour := perm(rng, n)
 		switch it % 3 {
 		case 0:
@@ -45,7 +47,7 @@ func TestNearScanFindsEveryImprovingMove(t *testing.T) {
 		maxSeg := []int{1, 3, 4}[(it/3)%3]
 		st := newState(in, nil)
 		if !st.nearOK {
-			t.Fatalf("#%d: symmetric matrix not recognised", it)
+			t.Fatalf("#%d: symmetric matrix (up to a node potential) not recognised", it)
 		}
 		st.set(tour)
 		sc := scanner{n: n, maxSeg: maxSeg, st: st, need: math.Inf(1)}
@@ -92,14 +94,35 @@ func TestNearScanFindsEveryImprovingMove(t *testing.T) {
 }
 
 // TestNearListsOnlyForSymmetricMatrices: an asymmetric matrix turns the
-// neighbour lists (and the walked feasibility test) off; the lists of a
-// symmetric one are sorted and leave out exactly edges that no feasible
-// tour can have (tight windows leave out some).
+// neighbour lists (and the walked feasibility test) off, unless it is
+// symmetric up to a node potential (a service time folded in: then the
+// lists go by its symmetric part, and one arc changed turns them off); the
+// lists of a symmetric one are sorted and leave out exactly edges that no
+// feasible tour can have (tight windows leave out some).
 func TestNearListsOnlyForSymmetricMatrices(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 43))
 	in, _ := randTSPTW(rng, 12, asymm, 5)
 	if newState(in, nil).nearOK {
 		t.Fatal("asymmetric matrix taken for symmetric")
+	}
+	fo, _ := randTSPTW(rng, 12, folded, 5)
+	if symmetric(fo.Dist, 12) {
+		t.Fatal("the folded matrix is symmetric: the test shows nothing")
+	}
+	st0 := newState(fo, nil)
+	if !st0.nearOK {
+		t.Fatal("a matrix symmetric up to a node potential not recognised")
+	}
+	for u := 0; u < 12; u++ {
+		for v := 0; v < 12; v++ {
+			if want := (fo.Dist[u*12+v] + fo.Dist[v*12+u]) / 2; st0.ndist[u*12+v] != want || st0.ndist[v*12+u] != want {
+				t.Fatalf("ndist(%d, %d) = %v, want the symmetric part %v", u, v, st0.ndist[u*12+v], want)
+			}
+		}
+	}
+	fo.Dist[3*12+7] += 0.01
+	if newState(fo, nil).nearOK {
+		t.Fatal("one arc off the potential, and the lists stayed on")
 	}
 	in2, _ := randTSPTW(rng, 12, euclid, 0.5)
 	st := newState(in2, nil)

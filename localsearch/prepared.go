@@ -21,7 +21,12 @@ type Prepared struct {
 	n       int
 	sum     uint64 // of the data it was derived from (matches)
 	symm    bool
-	defect  float64
+	// potential: the travel times are a symmetric matrix plus a node
+	// potential, d(u, v) − d(v, u) = π(u) − π(v) (a service time folded
+	// into each node's outgoing arcs), under which every closed tour costs
+	// what it costs under the symmetric part (d + dᵀ)/2.
+	potential bool
+	defect    float64
 }
 
 // ErrPrepared marks an Options.Prepared derived from other instance data.
@@ -39,6 +44,7 @@ func derive(inst *lazymask.Instance) *Prepared {
 	n := inst.N
 	d := inst.Matrix()
 	p := &Prepared{problem: inst.Problem, n: n, symm: symmetric(d, n)}
+	p.potential = !p.symm && inst.Problem == lazymask.TSPTW && potentialAsymmetric(d, n)
 	if inst.Problem == lazymask.TSPTW && inst.Dist != nil {
 		p.defect = triangleDefect(d, n)
 	}
@@ -69,4 +75,27 @@ func dataSum(inst *lazymask.Instance) uint64 {
 		h.Write([]byte{0xff}) // a separator, so that lengths count
 	}
 	return h.Sum64()
+}
+
+// potentialAsymmetric reports whether d(u, v) − d(v, u) = π(u) − π(v) for
+// a node potential π (π(u) = d(u, 0) − d(0, u)), within a rounding of
+// 1e-9 of the largest travel time.
+func potentialAsymmetric(d []float64, n int) bool {
+	big := 0.0
+	for _, x := range d {
+		big = max(big, math.Abs(x))
+	}
+	tol := 1e-9 * max(big, 1)
+	pi := make([]float64, n)
+	for u := 1; u < n; u++ {
+		pi[u] = d[u*n] - d[u]
+	}
+	for u := 0; u < n; u++ {
+		for v := u + 1; v < n; v++ {
+			if math.Abs(d[u*n+v]-d[v*n+u]-(pi[u]-pi[v])) > tol {
+				return false
+			}
+		}
+	}
+	return true
 }

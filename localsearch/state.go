@@ -32,9 +32,13 @@ type state struct {
 	cost float64 // closed tour length (sum in tour order)
 
 	// near holds each node's neighbours by increasing travel time
-	// (newNearLists) for scanNear: TSPTW on a symmetric matrix (nearOK).
+	// (newNearLists) for scanNear: TSPTW on a symmetric matrix, or on one
+	// that is symmetric up to a node potential (nearOK). ndist is the
+	// symmetric matrix their radii compare: dist itself, or its symmetric
+	// part (d + dᵀ)/2, under which every closed tour costs the same.
 	near   *nearLists
 	nearOK bool
+	ndist  []float64
 	symm   bool // the travel-time matrix is symmetric
 	// walk makes feasible use walkTW (TSPTW).
 	walk bool
@@ -107,8 +111,17 @@ func newState(inst *lazymask.Instance, prep *Prepared) *state {
 			}
 		}
 	}
-	if s.symm && s.tsptw { // TSPDL scans stay full (see newSearch)
-		s.near, s.nearOK = newNearLists(inst, s.dist, n), true
+	if s.tsptw && (s.symm || prep.potential) { // TSPDL scans stay full (see newSearch)
+		s.ndist = s.dist
+		if !s.symm {
+			s.ndist = make([]float64, n*n)
+			for u := 0; u < n; u++ {
+				for v := 0; v < n; v++ {
+					s.ndist[u*n+v] = (s.dist[u*n+v] + s.dist[v*n+u]) / 2
+				}
+			}
+		}
+		s.near, s.nearOK = newNearLists(inst, s.ndist, s.dist, n), true
 	}
 	s.preTime = make([]float64, n)
 	s.preExcess = make([]float64, n)
