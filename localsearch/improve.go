@@ -407,7 +407,12 @@ func (se *search) run(starts [][]int) []int {
 		stall, se.warpStall, swept = 0, 0, false
 		return bestKey.better(before)
 	}
-	se.warpStall = se.opt.Stalled
+	if se.opt.Stalled > 0 {
+		// A resume of a walled search: its warp kicks start at once (a
+		// second pass is a few dozen kicks, and the first pass's bridge
+		// kicks already failed on this tour).
+		se.warpStall = max(se.opt.Stalled, warpAfter)
+	}
 	stallLimit := stallKicks
 	if !st.tsptw {
 		stallLimit = stallKicksDL

@@ -125,8 +125,12 @@ type Options struct {
 	// "A floor of kicks").
 	MinKicks int
 	// Stalled is a resumed search's Result.WarpStall of the search before
-	// it (whose best tour it starts from): its warp kicks count on from
-	// there, its restarts from zero.
+	// it (whose best tour it starts from): where it is not zero (the tour
+	// was walled), the warp kicks start at once, counting on from at least
+	// warpAfter; the restarts count from zero. Why at once: Gendreau
+	// n40w180.002 reached its walled tour late in the first pass, and the
+	// second pass's few kicks went to bridge kicks (docs/experiments.md,
+	// "Warp kicks paused, not ended").
 	Stalled int
 	// NoWarp starts the search with its warp kicks paused, as after a cut
 	// one (warpKickCap): a resumed search's Result.WarpOff of the search
