@@ -562,9 +562,9 @@ var restarts = true
 // kicks stalled in, and reports whether it is feasible. The first restart
 // descends from the urgency order (OrderTour), repaired where it is
 // infeasible, when it is not one of the starts (Dumas n150w40.003: only
-// that repair's basin holds the optimum). Where that repair outlasts
-// restartRepair kicks and a feasible insertion tour (InsertionTour) that is
-// not a start exists, the restart descends from that instead. Why: from
+// that repair's basin holds the optimum). Where that repair and descent
+// outlast restartRepair kicks and a feasible insertion tour (InsertionTour)
+// that is not a start exists, the restart descends from that instead. Why: from
 // 150 nodes the repair costs about fifty kicks, so a restart late in a
 // search's time was cut inside it and its basin got no kicks
 // (Ohlmann-Thomas n150w160.003; docs/experiments.md, "The first restart's
@@ -620,8 +620,8 @@ func (se *search) restart(starts [][]int, best []int) bool {
 }
 
 // restartRepair is how many kicks' evaluations (the mean of the search's
-// kicks so far) the first restart's repair of the urgency order may take
-// before an insertion tour takes its place, and restartTries how many
+// kicks so far) the first restart's repair of the urgency order and its
+// descent may take before an insertion tour takes its place, and restartTries how many
 // insertion orders that draws (InsertionTour, O(N²) each).
 const (
 	restartRepair = 10
