@@ -133,7 +133,9 @@ func symmetric(d []float64, n int) bool {
 }
 
 // scanNear is scan over the cost-improving moves only, found through the
-// neighbour lists; f sees a superset of the moves that shorten the tour.
+// neighbour lists; f sees a superset of the moves whose length change is
+// below need (with sc.st set and need finite; otherwise of those that
+// shorten the tour).
 func (sc *scanner) scanNear(kinds []MoveKind, offset int, f func(move) bool) bool {
 	n := sc.n
 	if n < 3 {
