@@ -9,15 +9,24 @@ import (
 	"github.com/lmask/lmask/lazymask"
 )
 
-// Request holds the lmask-data label flags as given; Resolve checks them.
-// IsSet reports whether a flag, by name, was given; ParseShard parses
-// --shard (it may read the environment).
+// The generator's size and hardness where a Request names none.
+const (
+	DefaultSize     = 50
+	DefaultHardness = "medium"
+)
+
+// Request holds a label run's settings as given; Resolve checks them. The
+// optional ones are nil (or "" for Problem) where not given: Size and
+// Hardness then take DefaultSize and DefaultHardness for a generated set
+// and the files' for instance files, Budget the paper's R. ParseShard
+// parses Shard (it may read the environment).
 type Request struct {
-	Problem, Hardness, Shard, Model, Keep string
-	Size, Chunk, Count, Budget            int
-	Relabel, Prefixes                     bool
-	IsSet                                 func(flag string) bool
-	ParseShard                            func(string) (Shard, error)
+	Problem, Shard, Model, Keep string
+	Hardness                    *string
+	Size, Budget                *int
+	Chunk, Count                int
+	Relabel, Prefixes           bool
+	ParseShard                  func(string) (Shard, error)
 }
 
 // Resolved is a checked Request: the problem, the size and hardness of the
@@ -48,7 +57,13 @@ func (r Request) Resolve(files *datasets.InstanceFiles) (Resolved, error) {
 	} else if err != nil {
 		return res, fmt.Errorf("label: flag --problem: %v (or label given files with --instances)", err)
 	}
-	size, hard := r.Size, strings.ToLower(r.Hardness)
+	size, hard := DefaultSize, DefaultHardness
+	if r.Size != nil {
+		size = *r.Size
+	}
+	if r.Hardness != nil {
+		hard = strings.ToLower(*r.Hardness)
+	}
 	if files != nil {
 		size, hard = slices.Max(files.Sizes()), ""
 	} else if size < 3 {
@@ -90,8 +105,10 @@ func (r Request) Resolve(files *datasets.InstanceFiles) (Resolved, error) {
 	if r.Prefixes && (r.Model == "" || r.Relabel || keep != "") {
 		return res, fmt.Errorf("label: --prefixes needs --model and goes with neither --relabel nor --keep failed")
 	}
-	budget := r.Budget
-	if !r.IsSet("budget") {
+	var budget int
+	if r.Budget != nil {
+		budget = *r.Budget
+	} else {
 		// Given files: the largest size's budget (medium where unknown).
 		if budget, _ = lazymask.PaperBudget(p, size, hard); budget == 0 {
 			budget, _ = lazymask.PaperBudget(p, size, "medium")
@@ -104,13 +121,13 @@ func (r Request) Resolve(files *datasets.InstanceFiles) (Resolved, error) {
 // files: another problem, another size than the files' one size, a
 // hardness.
 func (r Request) filesAgree(files *datasets.InstanceFiles) error {
-	if r.IsSet("problem") && !strings.EqualFold(r.Problem, files.Problem.String()) {
+	if r.Problem != "" && !strings.EqualFold(r.Problem, files.Problem.String()) {
 		return fmt.Errorf("label: flag --problem %s: the --instances files hold %v", r.Problem, files.Problem)
 	}
-	if sz := files.Sizes(); r.IsSet("size") && (len(sz) != 1 || sz[0] != r.Size) {
-		return fmt.Errorf("label: flag --size %d: the --instances files hold sizes %v", r.Size, sz)
+	if sz := files.Sizes(); r.Size != nil && (len(sz) != 1 || sz[0] != *r.Size) {
+		return fmt.Errorf("label: flag --size %d: the --instances files hold sizes %v", *r.Size, sz)
 	}
-	if r.IsSet("hardness") {
+	if r.Hardness != nil {
 		return fmt.Errorf("label: flag --hardness: the --instances files are not generated (drop the flag)")
 	}
 	return nil

@@ -3,6 +3,7 @@ package labels
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,25 +11,44 @@ import (
 	"github.com/lmask/lmask/lazymask"
 )
 
+// request is a generated set's request of 20 nodes, medium, with a budget
+// of 7 where set names "budget".
 func request(set ...string) Request {
-	return Request{Problem: "tsptw", Hardness: "Medium", Keep: "all", Size: 20, Chunk: 10, Count: 30, Budget: 7,
-		IsSet: func(f string) bool {
-			for _, s := range set {
-				if s == f {
-					return true
-				}
-			}
-			return false
-		},
+	size, hard := 20, "Medium"
+	r := Request{Problem: "tsptw", Hardness: &hard, Keep: "all", Size: &size, Chunk: 10, Count: 30,
 		ParseShard: func(v string) (Shard, error) {
 			if v != "1/3" {
 				return Shard{}, errors.New("bad shard")
 			}
 			return Shard{Index: 1, Count: 3}, nil
 		}}
+	if slices.Contains(set, "budget") {
+		budget := 7
+		r.Budget = &budget
+	}
+	return r
+}
+
+// fileRequest is request with only the generator settings that set names
+// given (problem, size, hardness), as for instance files.
+func fileRequest(set ...string) Request {
+	r := request()
+	if !slices.Contains(set, "problem") {
+		r.Problem = ""
+	}
+	if !slices.Contains(set, "size") {
+		r.Size = nil
+	}
+	if !slices.Contains(set, "hardness") {
+		r.Hardness = nil
+	}
+	return r
 }
 
 func TestResolve(t *testing.T) {
+	if r, err := (Request{Problem: "tsptw", Keep: "all", Chunk: 10, Count: 30}).Resolve(nil); err != nil || r.Size != DefaultSize || r.Hardness != DefaultHardness {
+		t.Fatalf("no size or hardness given: %+v, %v", r, err)
+	}
 	r, err := request().Resolve(nil)
 	want, _ := lazymask.PaperBudget(lazymask.TSPTW, 20, "medium")
 	if err != nil || r.Problem != lazymask.TSPTW || r.Size != 20 || r.Hardness != "medium" || r.Keep != "" || r.Budget != want {
@@ -44,8 +64,8 @@ func TestResolve(t *testing.T) {
 	}
 	for name, edit := range map[string]func(*Request){
 		"label: flag --problem":              func(r *Request) { r.Problem = "cvrp" },
-		"label: flag --size: 2, want ≥ 3":    func(r *Request) { r.Size = 2 },
-		"label: flag --hardness":             func(r *Request) { r.Hardness = "brutal" },
+		"label: flag --size: 2, want ≥ 3":    func(r *Request) { *r.Size = 2 },
+		"label: flag --hardness":             func(r *Request) { *r.Hardness = "brutal" },
 		"label: flag --shard: bad shard":     func(r *Request) { r.Shard = "9" },
 		"label: --shard grows a set":         func(r *Request) { r.Shard, r.Relabel, r.Model = "1/3", true, "m" },
 		"label: flag --chunk: 0, want ≥ 1":   func(r *Request) { r.Chunk = 0 },
@@ -62,9 +82,7 @@ func TestResolve(t *testing.T) {
 		}
 	}
 	files := &datasets.InstanceFiles{Problem: lazymask.TSPDL, Instances: []*lazymask.Instance{{N: 10}, {N: 30}}}
-	q = request()
-	q.Problem = ""
-	if r, err := q.Resolve(files); err != nil || r.Problem != lazymask.TSPDL || r.Size != 30 || r.Hardness != "" {
+	if r, err := fileRequest().Resolve(files); err != nil || r.Problem != lazymask.TSPDL || r.Size != 30 || r.Hardness != "" {
 		t.Fatalf("files: %+v, %v", r, err)
 	}
 	for flag, want := range map[string]string{
@@ -72,7 +90,7 @@ func TestResolve(t *testing.T) {
 		"size":     "label: flag --size 20: the --instances files hold sizes [10 30]",
 		"hardness": "label: flag --hardness: the --instances files are not generated (drop the flag)",
 	} {
-		if _, err := request(flag).Resolve(files); err == nil || err.Error() != want {
+		if _, err := fileRequest(flag).Resolve(files); err == nil || err.Error() != want {
 			t.Errorf("--%s with files: got %v, want %s", flag, err, want)
 		}
 	}

@@ -80,34 +80,40 @@ func LoadValidation(cfg Config, valRef string) (*ValSet, error) {
 	return vs, nil
 }
 
-// AdoptInitSizes gives the run the --init-from model's sizes where no size flag
-// names one (isSet reports whether a flag, by name, was given), so a warm start
-// need not repeat them (an explicit flag that disagrees still fails, in New).
-func AdoptInitSizes(m *features.Config, initFrom string, isSet func(flag string) bool) error {
+// GivenSizes says which of a run's model sizes were chosen explicitly; the
+// others come from the warm start's model (AdoptInitSizes).
+type GivenSizes struct {
+	Layers, DModel, Heads, FFN, RIE, Decoder, Cand bool
+}
+
+// AdoptInitSizes gives the run the initFrom model's sizes where given does
+// not mark one as chosen, so a warm start need not repeat them (an explicit
+// size that disagrees still fails, in New).
+func AdoptInitSizes(m *features.Config, initFrom string, given GivenSizes) error {
 	sz, err := InitSizes(initFrom)
 	if err != nil {
 		return fmt.Errorf("--init-from: %w", err)
 	}
-	if !isSet("layers") {
+	if !given.Layers {
 		m.Layers = sz.Layers
 	}
-	if !isSet("d-model") {
+	if !given.DModel {
 		m.DModel = sz.DModel
 	}
-	if !isSet("heads") {
+	if !given.Heads {
 		m.Heads = sz.Heads
 	}
-	if !isSet("ffn") {
+	if !given.FFN {
 		m.FFN = sz.FFN
 	}
-	if !isSet("rie") {
+	if !given.RIE {
 		m.RIE = sz.RIE
 	}
 	reld, cand := m.ReLD, m.Cand
-	if !isSet("decoder") {
+	if !given.Decoder {
 		reld = sz.ReLD
 	}
-	if !isSet("cand") {
+	if !given.Cand {
 		cand = sz.Cand
 	}
 	*m = m.WithDecoder(reld, cand)
