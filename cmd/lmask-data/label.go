@@ -36,7 +36,7 @@ func init() {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Required: true, Usage: "label set folder (made if missing)"},
 			&cli.StringFlag{Name: "problem", Usage: "tsptw or tspdl (required without --instances)"},
-			&cli.StringSliceFlag{Name: "instances", Usage: "instances Parquet files to label instead of generated ones (repeat the flag or separate by commas); problem and sizes from the files"},
+			&cli.StringSliceFlag{Name: "instances", Usage: "instances Parquet files to label instead of generated ones (repeat or separate by commas)"},
 			&cli.StringFlag{Name: "shard", Usage: "I/K: write only the chunks i with i mod K = I (auto/K: I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID)"},
 			&cli.IntFlag{Name: "size", Value: labels.DefaultSize, Usage: "nodes per instance, depot included"},
 			&cli.StringFlag{Name: "hardness", Value: labels.DefaultHardness, Usage: "easy, medium or hard"},
@@ -49,9 +49,9 @@ func init() {
 			&cli.IntFlag{Name: "kicks", Value: 20, Usage: "local-search perturbations per instance"},
 			&cli.IntFlag{Name: "starts", Value: 4, Usage: "best distinct start tours searched per instance"},
 			&cli.IntFlag{Name: "workers", Usage: "parallel searches (0: one per CPU)"},
-			&cli.StringFlag{Name: "keep", Value: "all", Usage: "instances a chunk keeps: all, or failed (those where a --model start tour breaks a constraint: labels for what the network finds hard)"},
+			&cli.StringFlag{Name: "keep", Value: "all", Usage: "instances a chunk keeps: all, or failed (those where a greedy decode of --model fails)"},
 			&cli.BoolFlag{Name: "relabel", Usage: "re-solve every chunk with --model and keep each instance's shorter tour"},
-			&cli.BoolFlag{Name: "prefixes", Usage: "label prefix completions (DAgger): cut --model's first greedy tour at a random position (before its first broken constraint) and let the search complete the rest; imitation then learns only the completed steps, in states the network reaches itself"},
+			&cli.BoolFlag{Name: "prefixes", Usage: "label prefix completions of --model's greedy tours (DAgger; see docs/training.md)"},
 		},
 		Action: labelAction,
 	})
