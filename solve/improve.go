@@ -79,7 +79,7 @@ const (
 // gate's counts. Why: a proof at about 20 nodes takes a few milliseconds,
 // more than a fifth of the share Weight gives such an instance in a file of
 // larger ones, while the kicks may leave it above its optimum
-// (docs/experiments.md, "Exact windows, small proofs").
+// (docs/experiments.md, "Exact windows").
 const (
 	smallProveN    = 25
 	smallProveTime = 10 * time.Millisecond
@@ -397,8 +397,8 @@ func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Res
 // to its optimum are heavy-tailed while which instance is stuck does not
 // show (Gendreau n40w160.003, 34 kicks from its optimum, did not qualify
 // under a rule by the kicks' gains; TSPDL had such a rule until its
-// searches restarted on their own: docs/experiments.md, "The second pass
-// for every cut search" and "TSPDL basins").
+// searches restarted on their own: docs/experiments.md, "Two passes of
+// the search time" and "TSPDL basins").
 func needsMore(r *Result) bool {
 	return r.Searched && r.Search.Stop == localsearch.TimeBudget
 }
