@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 )
@@ -132,4 +133,36 @@ func markRequired(flags []cli.Flag) {
 			usage.SetString(strings.TrimSpace(usage.String() + " (required)"))
 		}
 	}
+}
+
+// LongHelp lists the flags of app and its commands whose help text runs
+// over max characters or over one line, as "command --flag (n chars)":
+// a flag's help is one line, its detail in the docs.
+func LongHelp(app *cli.App, max int) []string {
+	var long []string
+	check := func(where string, flags []cli.Flag) {
+		for _, f := range flags {
+			v := reflect.ValueOf(f)
+			if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+				continue
+			}
+			usage := v.Elem().FieldByName("Usage")
+			if !usage.IsValid() || usage.Kind() != reflect.String {
+				continue
+			}
+			if n := utf8.RuneCountInString(usage.String()); n > max || strings.Contains(usage.String(), "\n") {
+				long = append(long, fmt.Sprintf("%s --%s (%d chars)", where, f.Names()[0], n))
+			}
+		}
+	}
+	check(app.Name, app.Flags)
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			check(prefix+" "+c.Name, c.Flags)
+			walk(prefix+" "+c.Name, c.Subcommands)
+		}
+	}
+	walk(app.Name, app.Commands)
+	return long
 }
