@@ -11,7 +11,11 @@
 //   - "table": columns and rows of cells as written.
 //   - "runs": one row per run of lmask-infer: label, and metrics, the
 //     object lmask-infer --metrics-json wrote (or the keys of it the
-//     columns use); columns name the metric keys and their formats.
+//     columns use), or metrics_file, such a file as written, relative to
+//     the section file's folder (keep them in a subfolder: only the
+//     folder's own *.json are sections); columns name the metric keys
+//     (a dotted path for nested ones, e.g. timing.local_search) and
+//     their formats.
 //   - "frontier": the network against no network at equal CPU time: cells
 //     of set, budget, network gap, no-network gap (fractions, as in the
 //     metrics JSON) and CPU seconds per instance; digits sets the gaps'
@@ -59,7 +63,8 @@ type Table struct {
 
 // kind decodes a section file with decode (into a struct that embeds
 // Header) and returns its header and table (nil for prose only).
-type kind func(decode func(any) error) (Header, *Table, error)
+// dir is the section file's folder.
+type kind func(decode func(any) error, dir string) (Header, *Table, error)
 
 var kinds = map[string]kind{
 	"text":     textKind,
@@ -103,7 +108,7 @@ func Render(dir string, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := renderSection(&b, data); err != nil {
+		if err := renderSection(&b, data, dir); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
@@ -113,7 +118,7 @@ func Render(dir string, w io.Writer) error {
 
 var datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
-func renderSection(b *bytes.Buffer, data []byte) error {
+func renderSection(b *bytes.Buffer, data []byte, dir string) error {
 	var probe struct {
 		Kind string `json:"kind"`
 	}
@@ -129,7 +134,7 @@ func renderSection(b *bytes.Buffer, data []byte) error {
 		dec.DisallowUnknownFields()
 		return dec.Decode(v)
 	}
-	h, t, err := k(decode)
+	h, t, err := k(decode, dir)
 	if err != nil {
 		return err
 	}
@@ -188,13 +193,13 @@ func writeTable(b *bytes.Buffer, t *Table) error {
 	return nil
 }
 
-func textKind(decode func(any) error) (Header, *Table, error) {
+func textKind(decode func(any) error, _ string) (Header, *Table, error) {
 	var h Header
 	err := decode(&h)
 	return h, nil, err
 }
 
-func tableKind(decode func(any) error) (Header, *Table, error) {
+func tableKind(decode func(any) error, _ string) (Header, *Table, error) {
 	var f struct {
 		Header
 		Columns []string   `json:"columns"`
@@ -208,7 +213,8 @@ func tableKind(decode func(any) error) (Header, *Table, error) {
 
 // MetricColumn is a column of a "runs" table: a key of lmask-infer's
 // metrics JSON, its title and its format: "pct" (a fraction as a percent
-// with Digits decimals), "s" (seconds with Digits decimals) or "int".
+// with Digits decimals), "s" (seconds with Digits decimals), "num" (Digits
+// decimals) or "int".
 type MetricColumn struct {
 	Key    string `json:"key"`
 	Title  string `json:"title"`
@@ -216,13 +222,31 @@ type MetricColumn struct {
 	Digits int    `json:"digits"`
 }
 
-// Run is a row of a "runs" table: its label and the run's metrics JSON.
+// Run is a row of a "runs" table: its label and the run's metrics JSON,
+// given inline or as a file.
 type Run struct {
-	Label   string                     `json:"label"`
-	Metrics map[string]json.RawMessage `json:"metrics"`
+	Label       string          `json:"label"`
+	Metrics     json.RawMessage `json:"metrics,omitempty"`
+	MetricsFile string          `json:"metrics_file,omitempty"`
 }
 
-func runsKind(decode func(any) error) (Header, *Table, error) {
+// metric looks up a dotted key in a metrics object.
+func metric(obj json.RawMessage, key string) (json.RawMessage, bool) {
+	for _, part := range strings.Split(key, ".") {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(obj, &m) != nil {
+			return nil, false
+		}
+		v, ok := m[part]
+		if !ok {
+			return nil, false
+		}
+		obj = v
+	}
+	return obj, true
+}
+
+func runsKind(decode func(any) error, dir string) (Header, *Table, error) {
 	var f struct {
 		Header
 		LabelTitle string         `json:"label_title"`
@@ -238,14 +262,25 @@ func runsKind(decode func(any) error) (Header, *Table, error) {
 	}
 	for i, r := range f.Runs {
 		row := []string{r.Label}
-		for _, c := range f.Columns {
-			raw, ok := r.Metrics[c.Key]
-			if !ok {
-				return f.Header, nil, fmt.Errorf("field runs[%d].metrics: no key %q", i, c.Key)
+		metrics, where := r.Metrics, "metrics"
+		if (len(metrics) == 0) == (r.MetricsFile == "") {
+			return f.Header, nil, fmt.Errorf("field runs[%d]: give metrics or metrics_file, not both or neither", i)
+		}
+		if r.MetricsFile != "" {
+			var err error
+			if metrics, err = os.ReadFile(filepath.Join(dir, r.MetricsFile)); err != nil {
+				return f.Header, nil, fmt.Errorf("field runs[%d].metrics_file: %w", i, err)
 			}
-			var v float64
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return f.Header, nil, fmt.Errorf("field runs[%d].metrics.%s: %s is not a number", i, c.Key, raw)
+			where = "metrics_file " + r.MetricsFile
+		}
+		for _, c := range f.Columns {
+			raw, ok := metric(metrics, c.Key)
+			if !ok {
+				return f.Header, nil, fmt.Errorf("field runs[%d].%s: no key %q", i, where, c.Key)
+			}
+			var v float64 // null would decode as 0 without an error
+			if err := json.Unmarshal(raw, &v); err != nil || string(bytes.TrimSpace(raw)) == "null" {
+				return f.Header, nil, fmt.Errorf("field runs[%d].%s: %s = %s is not a number", i, where, c.Key, raw)
 			}
 			cell, err := format(v, c.Format, c.Digits)
 			if err != nil {
@@ -269,7 +304,7 @@ type FrontierCell struct {
 	CPUSecondsPer float64 `json:"cpu_seconds_per_instance"`
 }
 
-func frontierKind(decode func(any) error) (Header, *Table, error) {
+func frontierKind(decode func(any) error, _ string) (Header, *Table, error) {
 	var f struct {
 		Header
 		// Digits are the decimals of the gaps in percent (default 2).
@@ -315,6 +350,8 @@ func format(v float64, how string, digits int) (string, error) {
 		return strconv.FormatFloat(v, 'f', digits, 64) + " s", nil
 	case "int":
 		return strconv.FormatFloat(v, 'f', 0, 64), nil
+	case "num":
+		return strconv.FormatFloat(v, 'f', digits, 64), nil
 	}
-	return "", fmt.Errorf("format %q, want pct, s or int", how)
+	return "", fmt.Errorf("format %q, want pct, s, int or num", how)
 }

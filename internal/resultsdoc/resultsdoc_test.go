@@ -88,6 +88,51 @@ func TestKinds(t *testing.T) {
 	}
 }
 
+// TestRunsFromMetricsFile: a "runs" row reads the file lmask-infer
+// --metrics-json wrote (testdata/demo-metrics.json: ./just demo's), nested
+// keys by a dotted path.
+func TestRunsFromMetricsFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("testdata/demo-metrics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "runs", "demo.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	section := `{"kind": "runs", "title": "Demo", ` + meta + `, "label_title": "run",
+		"columns": [{"key": "instances", "title": "instances", "format": "int"},
+		            {"key": "inst_infeasible", "title": "infeasible", "format": "pct", "digits": 1},
+		            {"key": "obj", "title": "obj", "format": "num", "digits": 3},
+		            {"key": "seconds", "title": "time", "format": "s", "digits": 1},
+		            {"key": "timing.local_search", "title": "search", "format": "s", "digits": 2},
+		            {"key": "local_search_stats.proven", "title": "proved", "format": "int"}],
+		"runs": [{"label": "./just demo", "metrics_file": "runs/demo.json"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "demo.json"), []byte(section), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Render(dir, &b); err != nil {
+		t.Fatal(err)
+	}
+	want := "| ./just demo | 200 | 0.0% | 25.396 | 2.2 s | 0.47 s | 197 |\n"
+	if !strings.HasSuffix(b.String(), want) {
+		t.Errorf("page ends\n%s\nwant a last row\n%s", b.String(), want)
+	}
+	// The demo had no reference: its gap is null, which no column may show.
+	bad := strings.Replace(section, `"key": "obj"`, `"key": "gap"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "demo.json"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Render(dir, &b); err == nil || !strings.Contains(err.Error(), "metrics_file runs/demo.json: gap = null is not a number") {
+		t.Errorf("null gap: %v", err)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	t.Parallel()
 	for name, c := range map[string]struct{ body, want string }{
@@ -98,6 +143,8 @@ func TestErrors(t *testing.T) {
 		"cells":       {`{"kind": "table", "title": "T", ` + meta + `, "columns": ["a", "b"], "rows": [["1"]]}`, `field rows[0]: 1 cells, want 2`},
 		"pipe":        {`{"kind": "table", "title": "T", ` + meta + `, "columns": ["a"], "rows": [["1|2"]]}`, `field rows[0][0]: "1|2" holds a |`},
 		"metric":      {`{"kind": "runs", "title": "T", ` + meta + `, "columns": [{"key": "gap", "title": "g", "format": "pct"}], "runs": [{"label": "r", "metrics": {"obj": 1}}]}`, `field runs[0].metrics: no key "gap"`},
+		"both":        {`{"kind": "runs", "title": "T", ` + meta + `, "columns": [{"key": "gap", "title": "g", "format": "pct"}], "runs": [{"label": "r", "metrics": {"gap": 1}, "metrics_file": "x.json"}]}`, `field runs[0]: give metrics or metrics_file`},
+		"file":        {`{"kind": "runs", "title": "T", ` + meta + `, "columns": [{"key": "gap", "title": "g", "format": "pct"}], "runs": [{"label": "r", "metrics_file": "none.json"}]}`, `field runs[0].metrics_file: open`},
 		"format":      {`{"kind": "runs", "title": "T", ` + meta + `, "columns": [{"key": "gap", "title": "g", "format": "permille"}], "runs": [{"label": "r", "metrics": {"gap": 1}}]}`, `format "permille"`},
 		"cpu":         {`{"kind": "frontier", "title": "T", ` + meta + `, "cells": [{"set": "s", "budget": "1×", "network_gap": 0, "no_network_gap": 0}]}`, `field cells[0].cpu_seconds_per_instance: 0, want > 0`},
 		"empty title": {`{"kind": "text", "title": " "}`, `field title: empty`},
