@@ -27,6 +27,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
+		Description:     "Presets, the search, the rescue and each flag in detail: docs/inference.md.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "preset", Value: infer.PresetPaper, Usage: "paper (the paper's protocol), best (network + search) or fast; explicit flags override it"},
 			&cli.BoolFlag{Name: "print-settings", Usage: "print the settings the preset and flags resolve to, and exit"},

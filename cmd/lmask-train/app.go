@@ -27,6 +27,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Version:   Version,
 		Writer:    stdout, ErrWriter: stderr,
 		HideHelpCommand: true,
+		Description:     "Training recipes and each flag in detail: docs/training.md.",
 		Flags:           trainFlags(),
 		Action:          func(c *cli.Context) error { return trainAction(c, stdout, stderr) },
 		Commands:        []*cli.Command{exportCommand(stdout), averageCommand(stdout), growCommand(stdout), curveCommand(stdout), compareCommand(stdout), benchCommand(stdout, stderr)},
