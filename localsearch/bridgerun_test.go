@@ -24,7 +24,7 @@ func TestBridgeRunsGrowWithN(t *testing.T) {
 			in.X[v], in.Late[v], in.Draft[v] = float64(v), 1e9, 1e9
 		}
 		var res Result
-		if got := newSearch(in, Options{}, time.Now(), &res).bridgeRun; got != c.want {
+		if got := newSearch(in, Options{}, time.Now(), &res).p.bridgeRun; got != c.want {
 			t.Errorf("%v, N = %d: runs of up to %d, want %d", c.prob, c.n, got, c.want)
 		}
 	}
@@ -42,9 +42,11 @@ func TestLongBridgesLeaveBasin(t *testing.T) {
 	in := benchmarkInstance(t, "tsptw-ohlmann-thomas", "n150w160.003")
 	start := stuckOT
 	run := func(grow bool) []float64 {
-		defer func(old bool) { growBridges = old }(growBridges)
-		growBridges = grow
-		return seedCosts(t, in, start, stuckKicks, stuckSeeds)
+		tune := func(p *params) { p.bridgeRun = p.kickBridge }
+		if grow {
+			tune = nil
+		}
+		return seedCostsTuned(t, in, start, stuckKicks, stuckSeeds, tune)
 	}
 	fixed, grown := run(false), run(true)
 	t.Logf("runs of %d: %v; growing runs: %v", kickBridge, fixed, grown)

@@ -2,6 +2,7 @@ package localsearch
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -37,7 +38,13 @@ const costEps = 1e-9
 // on first use (Instance.Matrix); call it once before sharing an instance
 // between goroutines.
 func Improve(inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
-	return ImproveFrom(inst, [][]int{tour}, opt)
+	return ImproveFromContext(context.Background(), inst, [][]int{tour}, opt)
+}
+
+// ImproveContext is Improve, ended early when ctx is done (see
+// ImproveFromContext).
+func ImproveContext(ctx context.Context, inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
+	return ImproveFromContext(ctx, inst, [][]int{tour}, opt)
 }
 
 // ImproveFrom runs local search from several starting tours of one
@@ -55,6 +62,15 @@ func Improve(inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
 // Result.Starts counts the starts searched; the result is never worse than
 // the best start.
 func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, error) {
+	return ImproveFromContext(context.Background(), inst, starts, opt)
+}
+
+// ImproveFromContext is ImproveFrom, ended early when ctx is done: the
+// search stops at its next check (every 1,024 move evaluations, and between
+// moves and kicks), past FinishDescent and MinKicks, and returns its best
+// tour so far, verified as always, with Result.Stop = Canceled and a nil
+// error. A caller tells a cut search by Stop or by ctx.Err.
+func ImproveFromContext(ctx context.Context, inst *lazymask.Instance, starts [][]int, opt Options) (Result, error) {
 	began := time.Now()
 	if inst == nil {
 		return Result{}, errors.New("improve: nil instance")
@@ -119,9 +135,16 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 		tours[k] = c.tour
 	}
 	se := newSearch(inst, opt, began, &res)
+	if done := ctx.Done(); done != nil {
+		se.done = done
+		se.sc.expired = se.pastDeadline
+	}
 	se.repairAll = opt.FinishDescent && !anyFeasible
 	best := se.run(tours)
 	res.WarpOff = se.warpOff
+	if se.canceled {
+		res.Stop = Canceled
+	}
 	if r := se.regime(); r == walledRegime || r == unprobed && opt.Stalled > 0 {
 		res.WarpStall = se.warpStall // unprobed: all warp kicks, the regime as before
 	}
@@ -145,16 +168,6 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 	return res, nil
 }
 
-// costFilter enables the scanner's cost filter (tests turn it off to show
-// that it changes nothing but speed).
-var costFilter = true
-
-// nearMaxTests bounds the feasibility tests per node of one scan through
-// the neighbour lists; a search whose scan needs more goes on with full
-// scans (TSPTW-50 hard: thousands per scan, where easy and medium need
-// 10–80).
-const nearMaxTests = 20
-
 // search is one run of Improve.
 type search struct {
 	st       *state
@@ -164,6 +177,11 @@ type search struct {
 	pcg      *rand.PCG // rng's source
 	deadline time.Time
 	res      *Result
+	// done is the context's Done channel (nil: none), and canceled says
+	// that it closed: the search stops as at its time limit.
+	done     <-chan struct{}
+	canceled bool
+	p        params // the tunables (params.go)
 
 	buf      [maxPieces]piece
 	scratch  []int
@@ -208,8 +226,6 @@ type search struct {
 	// (restart).
 	kickEvals, repairCap int
 	capHit               bool
-	// bridgeRun bounds the runs a TSPTW double bridge exchanges (kickBridge).
-	bridgeRun int
 	// marks are the start positions a local descent scans (localKicks),
 	// marked says the kick's changes are marked, and succ is markDiff's
 	// successor table.
@@ -246,22 +262,22 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 		shuffle:  opt.Shuffle,
 		warpOff:  opt.NoWarp,
 	}
+	se.p = defaultParams(inst.Problem, inst.N)
+	if opt.tune != nil {
+		opt.tune(&se.p)
+	}
 	if opt.NoWarp {
-		se.warpPause, se.warpResume = warpPauseFirst, warpPauseFirst
+		se.warpPause, se.warpResume = se.p.warpPauseFirst, se.p.warpPauseFirst
 	}
 	se.rng = rand.New(se.pcg)
-	if localKicks && inst.Problem == lazymask.TSPTW && inst.N >= localKicksN {
+	if se.p.localKicks {
 		se.marks, se.succ = make([]bool, inst.N), make([]int, inst.N)
-	}
-	se.bridgeRun = kickBridge
-	if se.st.tsptw && growBridges {
-		se.bridgeRun = max(kickBridge, kickBridge*inst.N/kickBridgeN)
 	}
 	// TSPTW scans go through the neighbour lists, which test few moves
 	// per applied one: walking those beats filling the run tables. TSPDL
 	// scans stay full: their blocked tests end each insertion walk early,
 	// and the lists cost more per kick there (docs/experiments.md).
-	se.st.walk = useNear && costFilter && se.st.nearOK && se.st.tsptw
+	se.st.walk = se.p.near && se.p.costFilter && se.st.nearOK && se.st.tsptw
 	if opt.TimeLimit > 0 {
 		se.deadline = began.Add(opt.TimeLimit)
 		se.sc.expired = se.pastDeadline
@@ -280,6 +296,14 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 func (se *search) pastDeadline() bool {
 	if se.timeUp {
 		return true
+	}
+	if se.done != nil {
+		select {
+		case <-se.done:
+			se.timeUp, se.canceled = true, true
+			return true
+		default:
+		}
 	}
 	if se.deadline.IsZero() || !time.Now().After(se.deadline) {
 		return false
@@ -314,7 +338,7 @@ func (se *search) prove(best key) ([]int, bool) {
 	if left <= 0 {
 		return nil, false
 	}
-	t, ok := se.opt.Prove(best.cost, now.Add(time.Duration(ProveShare*float64(left))), st.defect == 0)
+	t, ok := se.opt.Prove(best.cost, now.Add(time.Duration(se.p.proveShare*float64(left))), st.defect == 0)
 	if ok && t != nil && (len(t) != st.n || t[0] != 0) {
 		return nil, false // not a tour of this instance: no proof
 	}
@@ -411,17 +435,14 @@ func (se *search) run(starts [][]int) []int {
 		// A resume of a walled search: its warp kicks start at once (a
 		// second pass is a few dozen kicks, and the first pass's bridge
 		// kicks already failed on this tour).
-		se.warpStall = max(se.opt.Stalled, warpAfter)
+		se.warpStall = max(se.opt.Stalled, se.p.warpAfter)
 	}
-	stallLimit := stallKicks
-	if !st.tsptw {
-		stallLimit = stallKicksDL
-	}
+	stallLimit := se.p.stallKicks
 	for k := 0; k < se.opt.Kicks; k++ {
 		if se.budgetHit() {
 			break
 		}
-		if restarts && bestKey.excess == 0 && stall >= stallLimit {
+		if se.p.restarts && bestKey.excess == 0 && stall >= stallLimit {
 			stall, se.warpStall = 0, 0
 			if se.restart(starts, best) {
 				before := bestKey
@@ -442,7 +463,7 @@ func (se *search) run(starts [][]int) []int {
 				continue
 			}
 		}
-		if windows && st.tsptw && bestKey.excess == 0 && !swept && stall >= windowAfter {
+		if se.p.windows && st.tsptw && bestKey.excess == 0 && !swept && stall >= se.p.windowAfter {
 			// A tour to kick from that resisted windowAfter kicks has
 			// every window re-optimised once (window.go): about a kick's
 			// time.
@@ -466,7 +487,7 @@ func (se *search) run(starts [][]int) []int {
 		// data, the run tables included, stands (TestIncrementalUpdate).
 		st.update(cur, false)
 		se.known, se.knownCost = cur, st.cost
-		warp := warpKicks && st.tsptw && se.warpStall >= warpAfter && se.res.Kicks >= se.warpResume
+		warp := se.p.warpKicks && st.tsptw && se.warpStall >= se.p.warpAfter && se.res.Kicks >= se.warpResume
 		se.marked = false
 		if se.marks != nil {
 			clear(se.marks)
@@ -478,15 +499,15 @@ func (se *search) run(starts [][]int) []int {
 			// cost), so the kicks end here once that happens kickGiveUp
 			// times in a row. Why not at once: a ruin and recreate kick
 			// that failed its draws may succeed with the next ones.
-			if failed++; failed >= kickGiveUp {
+			if failed++; failed >= se.p.kickGiveUp {
 				break
 			}
 			continue
 		}
 		failed = 0
 		se.res.Kicks++
-		if !st.tsptw && shuffledKicksDL {
-			se.shuffle = se.opt.Shuffle || stall >= shuffleAfterDL && se.res.Kicks%shuffleDL == 0
+		if !st.tsptw && se.p.shuffledKicksDL {
+			se.shuffle = se.opt.Shuffle || stall >= se.p.shuffleAfterDL && se.res.Kicks%se.p.shuffleDL == 0
 		}
 		if se.marks != nil && bestKey.excess == 0 {
 			se.markDiff(cur) // sets marked
@@ -506,7 +527,7 @@ func (se *search) run(starts [][]int) []int {
 			se.descend()
 		}
 		se.known = nil
-		if !st.tsptw && st.excess == 0 && bestKey.excess == 0 && st.cost < bestKey.cost*(1+acceptDL) {
+		if !st.tsptw && st.excess == 0 && bestKey.excess == 0 && st.cost < bestKey.cost*(1+se.p.acceptDL) {
 			copy(cur, st.tour)
 		}
 		before := bestKey
@@ -525,38 +546,6 @@ func (se *search) run(starts [][]int) []int {
 	}
 	return best
 }
-
-// stallKicks is how many kicks in a row that do not improve the tour they
-// start from make a TSPTW search restart (search.restart). Why 100: on the
-// paper's n = 50 sets the time share gives about 50 kicks per instance, so
-// they run as before at equal time, while searches that make hundreds of
-// kicks without a gain get new basins; 2n restarted too late on large
-// instances (docs/experiments.md, "Restarts of stalled kicks").
-const stallKicks = 100
-
-// stallKicksDL is stallKicks for TSPDL, and shuffleDL makes every
-// shuffleDL-th TSPDL kick descend in a random scan order once
-// shuffleAfterDL kicks in a row brought no gain. Why: TSPDL descents
-// funnel into a few wide basins that kicks from the best rarely leave
-// (Rakke ulysses22_25_7 ended 2.8–3.6% above the optimum in 4 of 8 runs);
-// a fresh draft-sorted construction or a shuffled descent reaches other
-// basins, while shuffled descents in searches that still gain cost the
-// paper's sets and n = 100 (docs/experiments.md, "TSPDL basins").
-const (
-	stallKicksDL   = 15
-	shuffleDL      = 3
-	shuffleAfterDL = 5
-)
-
-// shuffledKicksDL enables shuffleDL (tests turn it off to compare).
-var shuffledKicksDL = true
-
-// stopAtKnown ends a descent after a kick where it comes back to the tour
-// kicked from (search.known; tests turn it off to compare).
-var stopAtKnown = true
-
-// restarts enables search.restart (tests turn it off to compare).
-var restarts = true
 
 // restart puts a new local optimum in the state, away from the basin the
 // kicks stalled in, and reports whether it is feasible. The first restart
@@ -589,7 +578,7 @@ func (se *search) restart(starts [][]int, best []int) bool {
 			se.lastPos = 0
 			if st.excess > 0 && se.res.Kicks > 0 {
 				perKick := max((se.res.Evaluations-se.kickEvals)/se.res.Kicks, 1)
-				se.repairCap, se.capHit = se.res.Evaluations+restartRepair*perKick, false
+				se.repairCap, se.capHit = se.res.Evaluations+se.p.restartRepair*perKick, false
 			}
 			se.descend()
 			se.repairCap = 0
@@ -597,7 +586,7 @@ func (se *search) restart(starts [][]int, best []int) bool {
 				se.capHit = false
 				// The seed does not draw from the search's stream, so that
 				// where no insertion fits the repair goes on as before.
-				if t, ok := InsertionTour(st.inst, restartTries, se.opt.Seed+uint64(r)); ok && !isStart(t) {
+				if t, ok := InsertionTour(st.inst, se.p.restartTries, se.opt.Seed+uint64(r)); ok && !isStart(t) {
 					st.set(t)
 					se.lastPos = 0
 				}
@@ -618,15 +607,6 @@ func (se *search) restart(starts [][]int, best []int) bool {
 	se.descend()
 	return st.excess == 0
 }
-
-// restartRepair is how many kicks' evaluations (the mean of the search's
-// kicks so far) the first restart's repair of the urgency order and its
-// descent may take before an insertion tour takes its place, and restartTries how many
-// insertion orders that draws (InsertionTour, O(N²) each).
-const (
-	restartRepair = 10
-	restartTries  = 4
-)
 
 // restartDL descends from a TSPDL tour built by cheapest feasible
 // insertion of the customers in order of draft limits, each jittered by up
@@ -662,14 +642,6 @@ func (se *search) restartDL() bool {
 	return false
 }
 
-// kickGiveUp is how many kicks in a row must find no feasible
-// perturbation before the kicks end.
-const kickGiveUp = 3
-
-// bridgeProbe is how many TSPTW bridge kicks measure how well bridges
-// fit the tour before ruin and recreate may take over.
-const bridgeProbe = 3
-
 // The kick regimes of a TSPTW search, by the share of its bridge kicks'
 // bridges that fitted (regime): under ruinFit tenths the kicks are ruin
 // and recreate; from openFit tenths the windows hardly bind (the paper's
@@ -689,13 +661,13 @@ const (
 
 // regime tells the kick regime from the bridge kicks so far.
 func (se *search) regime() int {
-	a, tried := se.bridgesApplied, se.bridgeKicks*kickMovesTW
+	a, tried := se.bridgesApplied, se.bridgeKicks*se.p.kickMoves
 	switch {
-	case se.bridgeKicks < bridgeProbe:
+	case se.bridgeKicks < se.p.bridgeProbe:
 		return unprobed
-	case 10*a < ruinFit*tried:
+	case 10*a < se.p.ruinFit*tried:
 		return ruinRegime
-	case 10*a < openFit*tried:
+	case 10*a < se.p.openFit*tried:
 		return walledRegime
 	}
 	return openRegime
@@ -788,7 +760,7 @@ func (se *search) descendOver(marks []bool) {
 	se.sc.only = marks
 	defer func() { se.sc.only = nil }()
 	for !se.budgetHit() {
-		if stopAtKnown && se.known != nil && st.excess == 0 && math.Abs(st.cost-se.knownCost) <= costEps && slices.Equal(st.tour, se.known) {
+		if se.p.stopAtKnown && se.known != nil && st.excess == 0 && math.Abs(st.cost-se.knownCost) <= costEps && slices.Equal(st.tour, se.known) {
 			se.res.KnownOptima++
 			return // no move improves a local optimum: its proof scan is spared
 		}
@@ -798,7 +770,7 @@ func (se *search) descendOver(marks []bool) {
 			se.res.Stop = TimeBudget
 			return
 		}
-		if !ok && marks == nil && revPairs && se.st.tsptw && se.st.excess == 0 {
+		if !ok && marks == nil && se.p.revPairs && se.st.tsptw && se.st.excess == 0 {
 			m, ok = se.scanRevPair()
 		}
 		if !ok {
@@ -843,7 +815,7 @@ func (se *search) scan() (move, bool) {
 		se.sc.eager = !st.tsptw
 	}
 	se.sc.st, se.sc.need, se.sc.filtered = st, math.Inf(1), 0
-	if !repair && costFilter {
+	if !repair && se.p.costFilter {
 		se.sc.need = cur.cost - costEps - st.cost
 	}
 	best, found := cur, false
@@ -875,7 +847,7 @@ func (se *search) scan() (move, bool) {
 		}
 		if cand.better(best) {
 			best, bestMove, found = cand, m, true
-			if !repair && costFilter {
+			if !repair && se.p.costFilter {
 				se.sc.need = best.cost - costEps - st.cost
 			}
 			if posBest {
@@ -888,7 +860,7 @@ func (se *search) scan() (move, bool) {
 	}
 	if !repair && st.walk {
 		se.sc.scanNear(kinds, offset, visit)
-		if tests > nearMaxTests*st.n {
+		if tests > se.p.nearMaxTests*st.n {
 			// Most moves that shorten this tour break its windows: the
 			// full scan's blocked tests discard them by the run.
 			st.walk = false
@@ -923,14 +895,6 @@ func (se *search) apply(m move) {
 	}
 }
 
-// acceptDL lets a TSPDL kick start from the last kick's local optimum when
-// that is within this fraction of the best tour's length (a record-to-record
-// acceptance); an improvement of the best restarts from the best. Walking
-// among near-best optima escapes basins that kicks from the best alone do
-// not; the band was tuned at about 150 kicks per instance, and TSPTW did not
-// gain from any band (docs/experiments.md).
-const acceptDL = 0.015
-
 // kickBridge bounds the runs a kick exchanges (1–kickBridge nodes each;
 // TSPTW: kickBridge·N/kickBridgeN above kickBridgeN nodes) and
 // kickMovesTW / kickMovesDL how many exchanges a kick applies. Double
@@ -944,18 +908,6 @@ const acceptDL = 0.015
 // horizon hold more customers, and the stuck tours of 150 nodes and more
 // differed from the best known ones by exchanges of longer runs
 // (docs/experiments.md, "Bridge runs that grow with N").
-// growBridges lets the TSPTW runs grow with N (tests turn it off to compare).
-var growBridges = true
-
-const (
-	kickBridge  = 8
-	kickBridgeN = 50
-	kickMovesTW = 20
-	kickMovesDL = 22
-	kickTries   = 100
-	kickReach   = 30
-)
-
 // feasibleKick perturbs the current feasible tour by up to kickMovesTW or
 // kickMovesDL random double bridges (two adjacent runs exchanged), or
 // nearby moves where no bridge fits, each applied only when the O(1) test
@@ -966,7 +918,7 @@ func (se *search) feasibleKick() bool {
 	if n < 4 {
 		return false
 	}
-	if !st.tsptw && fastKickDL {
+	if !st.tsptw && se.p.fastKickDL {
 		if ok, done := se.bridgesDL(); done {
 			return ok
 		}
@@ -976,16 +928,13 @@ func (se *search) feasibleKick() bool {
 	if st.tsptw {
 		defer func() { se.bridgeKicks++; se.bridgesApplied += applied }()
 	}
-	moves := kickMovesDL
-	if st.tsptw {
-		moves = kickMovesTW
-	}
-	for try := 0; try < 2*kickTries && applied < moves; try++ {
+	moves := se.p.kickMoves
+	for try := 0; try < 2*se.p.kickTries && applied < moves; try++ {
 		var m move
 		i := 1 + se.rng.IntN(n-2)
-		if applied > 0 || try < kickTries {
-			j := i + 1 + se.rng.IntN(se.bridgeRun)
-			k := j + 1 + se.rng.IntN(se.bridgeRun)
+		if applied > 0 || try < se.p.kickTries {
+			j := i + 1 + se.rng.IntN(se.p.bridgeRun)
+			k := j + 1 + se.rng.IntN(se.p.bridgeRun)
 			if k > n {
 				continue
 			}
@@ -1014,9 +963,6 @@ func (se *search) feasibleKick() bool {
 	return applied > 0
 }
 
-// fastKickDL enables bridgesDL (tests turn it off to compare).
-var fastKickDL = true
-
 // bridgesDL is feasibleKick's bridge phase for TSPDL, on a copy of the
 // tour with its loads: a bridge moves run B = j..k−1 before run A = i..j−1,
 // which lowers B's loads and raises A's by B's load, so it is feasible when
@@ -1036,14 +982,14 @@ func (se *search) bridgesDL() (ok, done bool) {
 	tmp := se.kickRun[:0]
 	applied := 0
 	saved := *se.pcg // the draws are replayed by the general loop on a fallback
-	for try := 0; try < 2*kickTries && applied < kickMovesDL; try++ {
+	for try := 0; try < 2*se.p.kickTries && applied < se.p.kickMoves; try++ {
 		i := 1 + se.rng.IntN(n-2)
-		if applied == 0 && try >= kickTries {
+		if applied == 0 && try >= se.p.kickTries {
 			*se.pcg = saved
 			return false, false
 		}
-		j := i + 1 + se.rng.IntN(kickBridge)
-		k := j + 1 + se.rng.IntN(kickBridge)
+		j := i + 1 + se.rng.IntN(se.p.kickBridge)
+		k := j + 1 + se.rng.IntN(se.p.kickBridge)
 		if k > n || i < se.opt.Fixed {
 			continue
 		}
@@ -1082,7 +1028,7 @@ func (se *search) bridgesDL() (ok, done bool) {
 // draw falls outside the tour.
 func (se *search) nearbyMove(i int) (move, bool) {
 	n := se.st.n
-	off := 1 + se.rng.IntN(kickReach)
+	off := 1 + se.rng.IntN(se.p.kickReach)
 	switch kind := se.kinds[se.rng.IntN(len(se.kinds))]; kind {
 	case TwoOpt, Swap:
 		return move{kind: kind, i: i, j: min(i+off, n-1)}, true
@@ -1131,24 +1077,9 @@ func (se *search) kick(tour []int) []int {
 	return out
 }
 
-// localKicks: after a kick, a TSPTW search of at least localKicksN nodes
-// first descends over the moves that start within localMargin positions of
-// the kick's new edges and of the moves it applies (descendLocal), and runs
-// the full descent only where that beat the tour kicked from, so kept tours
-// stay full local optima. Why: there a full scan is O(N²) while a kick
-// changes a few places, and the descents spent most of a kick proving the
-// local optimum; at N = 101 the local descents did no better
-// (docs/experiments.md, "Local descents after kicks").
-var localKicks = true
-
-const (
-	localKicksN = 150
-	localMargin = 3
-)
-
 // mark marks positions lo..hi (widened by localMargin) for descendLocal.
 func (se *search) mark(lo, hi int) {
-	for p := max(lo-localMargin, 1); p <= min(hi+localMargin, se.st.n-1); p++ {
+	for p := max(lo-se.p.localMargin, 1); p <= min(hi+se.p.localMargin, se.st.n-1); p++ {
 		se.marks[p] = true
 	}
 }

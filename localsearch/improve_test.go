@@ -473,21 +473,18 @@ func TestOrderTour(t *testing.T) {
 // the same moves and ends with the same tour. (It compares full scans: the
 // neighbour lists, which need the filter's cost bound, are off.)
 func TestCostFilterChangesNothing(t *testing.T) {
-	useNear = false
-	defer func() { useNear = true }()
 	rng := rand.New(rand.NewPCG(21, 22))
 	for it := 0; it < 80; it++ {
 		prob := []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL}[it%2]
 		in, hidden := randInstance(rng, prob, 10+rng.IntN(30), it)
 		starts := [][]int{hidden, perm(rng, in.N)}
-		opt := Options{Kicks: 5, Seed: uint64(it), BestImprovement: it%4 == 1}
+		opt := Options{Kicks: 5, Seed: uint64(it), BestImprovement: it%4 == 1, tune: noNear}
 		with, err := ImproveFrom(in, starts, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		costFilter = false
+		opt.tune = func(p *params) { p.near, p.costFilter = false, false }
 		without, err := ImproveFrom(in, starts, opt)
-		costFilter = true
 		if err != nil {
 			t.Fatal(err)
 		}

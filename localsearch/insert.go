@@ -199,13 +199,6 @@ func (s *inserter) postpone(nodes []int, r *rand.Rand, skip float64) []int {
 	return left
 }
 
-// ruinMax bounds the customers a ruin-and-recreate kick removes, and
-// ruinTries the draws it makes before it gives up.
-const (
-	ruinMax   = 12
-	ruinTries = 20
-)
-
 // ruinKick perturbs the current feasible TSPTW tour by ruin and recreate:
 // it removes a few related customers (a run of consecutive positions, or
 // a customer and its nearest ones) and reinserts them, in a random order,
@@ -228,8 +221,8 @@ func (se *search) ruinKick() bool {
 	ins := se.ins
 	copy(se.old, st.tour)
 	removed := make([]bool, n)
-	for try := 0; try < ruinTries; try++ {
-		k := 2 + se.rng.IntN(max(1, min(ruinMax, free/3)-1))
+	for try := 0; try < se.p.ruinTries; try++ {
+		k := 2 + se.rng.IntN(max(1, min(se.p.ruinMax, free/3)-1))
 		k = min(k, free)
 		clear(removed)
 		var out []int
@@ -265,7 +258,7 @@ func (se *search) ruinKick() bool {
 		// later draws skip a fifth of the insertion places: on a tight
 		// tour the cheapest ones often rebuild the tour as it was
 		skip := 0.0
-		if try >= ruinTries/2 {
+		if try >= se.p.ruinTries/2 {
 			skip = 0.2
 		}
 		if !ins.recreate(out, se.rng, skip) || slices.Equal(ins.tour, se.old) {

@@ -30,16 +30,13 @@ func TestStopAtKnown(t *testing.T) {
 		}
 		insts, starts = append(insts, in), append(starts, relocateFeasibly(rng, in, hidden, 20))
 	}
-	defer func(v bool) { stopAtKnown = v }(stopAtKnown)
 	known, scansOn, scansOff := 0, 0, 0
 	for i, in := range insts {
 		for seed := range uint64(4) {
-			stopAtKnown = false
-			off, err := Improve(in, starts[i], Options{Kicks: 60, Seed: seed})
+			off, err := Improve(in, starts[i], Options{Kicks: 60, Seed: seed, tune: func(p *params) { p.stopAtKnown = false }})
 			if err != nil {
 				t.Fatal(err)
 			}
-			stopAtKnown = true
 			on, err := Improve(in, starts[i], Options{Kicks: 60, Seed: seed})
 			if err != nil {
 				t.Fatal(err)

@@ -187,9 +187,7 @@ func TestNearAndFullScansReachLocalOptima(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		useNear = false
-		again, err := Improve(in, res.Tour, Options{})
-		useNear = true
+		again, err := Improve(in, res.Tour, Options{tune: noNear})
 		if err != nil {
 			t.Fatal(err)
 		}

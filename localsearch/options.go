@@ -168,6 +168,10 @@ type Options struct {
 	// not prove one by the deadline. A proof ends the search there
 	// (Result.Optimal), leaving the rest of its time unspent.
 	Prove func(upper float64, deadline time.Time, metric bool) (tour []int, ok bool)
+
+	// tune, when set, changes the search's tunables after defaultParams
+	// (tests compare a part of the search with and without it this way).
+	tune func(*params)
 }
 
 // ProveShare is the part of a search's time left after its starts'
@@ -209,6 +213,8 @@ const (
 	IterationBudget
 	// TimeBudget: Options.TimeLimit was reached.
 	TimeBudget
+	// Canceled: the context of ImproveFromContext was done.
+	Canceled
 )
 
 // String names the reason.
@@ -222,6 +228,8 @@ func (r StopReason) String() string {
 		return "iteration-budget"
 	case TimeBudget:
 		return "time-budget"
+	case Canceled:
+		return "canceled"
 	}
 	return fmt.Sprintf("stop(%d)", int(r))
 }

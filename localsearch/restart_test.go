@@ -21,11 +21,8 @@ func TestRestartLeavesStalledBasin(t *testing.T) {
 	// the restarts' lengths here, and so do the neighbour-list descents
 	// (the class folds its service times into the travel times, which the
 	// lists take since 2026-12-07): full scans keep the stall.
-	defer func(old, near bool) { warpKicks, useNear = old, near }(warpKicks, useNear)
-	warpKicks, useNear = false, false
 	run := func(on bool) ([]float64, int) {
-		defer func(old bool) { restarts = old }(restarts)
-		restarts = on
+		tune := func(p *params) { p.warpKicks, p.near, p.restarts = false, false, on }
 		g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: "stuck", N: 61, Seed: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +31,7 @@ func TestRestartLeavesStalledBasin(t *testing.T) {
 		n := 0
 		for i := range 8 {
 			in, _ := g.Next()
-			r, err := Improve(in, OrderTour(in), Options{Kicks: 400, Seed: uint64(i)})
+			r, err := Improve(in, OrderTour(in), Options{Kicks: 400, Seed: uint64(i), tune: tune})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -29,10 +29,9 @@ func TestDLKicksLeaveBasin(t *testing.T) {
 	}
 	const optimum = 7729
 	run := func(on bool) (hits, restartsMade int) {
-		defer func(r, s bool) { restarts, shuffledKicksDL = r, s }(restarts, shuffledKicksDL)
-		restarts, shuffledKicksDL = on, on
+		tune := func(p *params) { p.restarts, p.shuffledKicksDL = on, on }
 		for seed := range 48 {
-			r, err := Improve(in, stuck, Options{Kicks: 60, Seed: uint64(seed)})
+			r, err := Improve(in, stuck, Options{Kicks: 60, Seed: uint64(seed), tune: tune})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -451,7 +451,6 @@ func TestRunBlocksAgree(t *testing.T) {
 // nearby moves or find nothing).
 func TestKickDLAgrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 4))
-	defer func() { fastKickDL = true }()
 	changed, fallbacks := 0, 0
 	for it := 0; it < 60; it++ {
 		n := 6 + rng.IntN(40)
@@ -459,9 +458,8 @@ func TestKickDLAgrees(t *testing.T) {
 		var tours [2][][]int
 		var oks [2][]bool
 		for v, fast := range []bool{false, true} {
-			fastKickDL = fast
 			var res Result
-			se := newSearch(in, Options{Seed: uint64(it)}, time.Now(), &res)
+			se := newSearch(in, Options{Seed: uint64(it), tune: func(p *params) { p.fastKickDL = fast }}, time.Now(), &res)
 			se.st.set(tour)
 			for k := 0; k < 5; k++ {
 				ok := se.feasibleKick()

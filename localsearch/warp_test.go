@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/lmask/lmask/lazymask"
 )
 
 // TestWarpOfMatchesReplay: the warp that warpOf finds from the run tables
@@ -46,9 +48,7 @@ func TestWarpKicksLeaveWindowBasin(t *testing.T) {
 		t.Fatal("no insertion tour")
 	}
 	run := func(on bool) []float64 {
-		defer func(old bool) { warpKicks = old }(warpKicks)
-		warpKicks = on
-		return seedCosts(t, in, start, 200, 4)
+		return seedCostsTuned(t, in, start, 200, 4, func(p *params) { p.warpKicks = on })
 	}
 	off, on := run(false), run(true)
 	t.Logf("bridge kicks %v, warp kicks %v", off, on)
@@ -86,7 +86,7 @@ func TestResumeContinuesWarpKicks(t *testing.T) {
 		// A walled search resumed with any stall count starts with warp
 		// kicks: 1 as the count of a first pass that reached this tour
 		// late, warpAfter as one that stalled on it.
-		for _, stalled := range []int{1, warpAfter} {
+		for _, stalled := range []int{1, defaultParams(lazymask.TSPTW, in.N).warpAfter} {
 			resumed, err := Improve(in, stuck, Options{Kicks: 20, Seed: seed, Stalled: stalled})
 			if err != nil {
 				t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/lmask/lmask/lazymask"
 )
 
 // TestWarpKickCap: under a time limit, a warp kick that outlasts
@@ -12,6 +14,7 @@ import (
 // kicks, twice as long after a second cut (Result.WarpOff, carried by
 // Options.NoWarp); without a limit the same kick runs to its end.
 func TestWarpKickCap(t *testing.T) {
+	dp := defaultParams(lazymask.TSPTW, 40)
 	rng := rand.New(rand.NewPCG(21, 4))
 	in, hidden := randTSPTW(rng, 200, euclid, 0.6)
 	r, err := Improve(in, hidden, Options{})
@@ -47,11 +50,11 @@ func TestWarpKickCap(t *testing.T) {
 			}
 			// The warp kicks pause for warpPauseFirst kicks, then twice
 			// as long after each further cut.
-			if se.warpPause != warpPauseFirst || se.warpResume != se.res.Kicks+warpPauseFirst {
+			if se.warpPause != dp.warpPauseFirst || se.warpResume != se.res.Kicks+dp.warpPauseFirst {
 				t.Fatalf("seed %d: after a cut the pause is %d kicks, to kick %d", seed, se.warpPause, se.warpResume)
 			}
-			se.res.Kicks += warpPauseFirst
-			if se.warpKick(); se.warpCut && (se.warpPause != 2*warpPauseFirst || se.warpResume != se.res.Kicks+2*warpPauseFirst) {
+			se.res.Kicks += dp.warpPauseFirst
+			if se.warpKick(); se.warpCut && (se.warpPause != 2*dp.warpPauseFirst || se.warpResume != se.res.Kicks+2*dp.warpPauseFirst) {
 				t.Fatalf("seed %d: after a second cut the pause is %d kicks, to kick %d", seed, se.warpPause, se.warpResume)
 			}
 		}
@@ -62,7 +65,7 @@ func TestWarpKickCap(t *testing.T) {
 	// The verdict is carried: a search with NoWarp kicks as one with the
 	// warp kicks turned off for its first warpPauseFirst kicks.
 	small, tour := randTSPTW(rng, 40, euclid, 0.6)
-	opt := Options{Seed: 1, Kicks: warpPauseFirst, TimeLimit: time.Minute}
+	opt := Options{Seed: 1, Kicks: dp.warpPauseFirst, TimeLimit: time.Minute}
 	on, err := Improve(small, tour, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -72,9 +75,8 @@ func TestWarpKickCap(t *testing.T) {
 	if err != nil || !noWarp.WarpOff {
 		t.Fatalf("NoWarp: WarpOff %v, %v", noWarp.WarpOff, err)
 	}
-	defer func(v bool) { warpKicks = v }(warpKicks)
-	warpKicks = false
 	opt.NoWarp = false
+	opt.tune = func(p *params) { p.warpKicks = false }
 	off, err := Improve(small, tour, opt)
 	if err != nil {
 		t.Fatal(err)
