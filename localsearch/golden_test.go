@@ -126,7 +126,7 @@ func goldenLine(c goldenCase) (string, error) {
 
 // resumeOptions sets o up to resume the search that returned r.
 func resumeOptions(o Options, r Result) Options {
-	o.Stalled, o.NoWarp = r.WarpStall, r.WarpOff
+	o.Resume = r.Resume
 	return o
 }
 
@@ -137,7 +137,7 @@ func describeGolden(r Result) string {
 	}
 	return fmt.Sprintf("%016x cost=%.9f feas=%v kicks=%d/%d last=%d restarts=%d windows=%d merged=%d revpairs=%d known=%d warp=%d/%v moves=%d evals=%d",
 		h.Sum64(), r.Cost, r.Feasible, r.KicksAccepted, r.Kicks, r.LastAccepted, r.Restarts, r.Windows, r.Merged, r.RevPairs,
-		r.KnownOptima, r.WarpStall, r.WarpOff, r.Moves, r.Evaluations)
+		r.KnownOptima, r.Resume.warpStall, r.Resume.warpOff, r.Moves, r.Evaluations)
 }
 
 // TestFixedKickToursGolden: searches with fixed kicks and no time limit are

@@ -141,12 +141,12 @@ func ImproveFromContext(ctx context.Context, inst *lazymask.Instance, starts [][
 	}
 	se.repairAll = opt.FinishDescent && !anyFeasible
 	best := se.run(tours)
-	res.WarpOff = se.warpOff
+	res.Resume.warpOff = se.warpOff
 	if se.canceled {
 		res.Stop = Canceled
 	}
-	if r := se.regime(); r == walledRegime || r == unprobed && opt.Stalled > 0 {
-		res.WarpStall = se.warpStall // unprobed: all warp kicks, the regime as before
+	if r := se.regime(); r == walledRegime || r == unprobed && opt.Resume.warpStall > 0 {
+		res.Resume.warpStall = se.warpStall // unprobed: all warp kicks, the regime as before
 	}
 
 	final, err := lazymask.Check(inst, best)
@@ -211,7 +211,7 @@ type search struct {
 	// bridges they applied.
 	bridgeKicks, bridgesApplied int
 	// warpStall is the kicks since the tour kicked from last improved,
-	// counted from Options.Stalled (the warp kicks start at warpAfter).
+	// counted on from Options.Resume (the warp kicks start at warpAfter).
 	warpStall int
 	// warpUntil ends the warp kick under way (warpCut); a cut pauses the
 	// search's warp kicks until Kicks reach warpResume, for warpPause
@@ -260,13 +260,13 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 		rejected: map[move]bool{},
 		kinds:    append([]MoveKind(nil), kinds...),
 		shuffle:  opt.Shuffle,
-		warpOff:  opt.NoWarp,
+		warpOff:  opt.Resume.warpOff,
 	}
 	se.p = defaultParams(inst.Problem, inst.N)
 	if opt.tune != nil {
 		opt.tune(&se.p)
 	}
-	if opt.NoWarp {
+	if opt.Resume.warpOff {
 		se.warpPause, se.warpResume = se.p.warpPauseFirst, se.p.warpPauseFirst
 	}
 	se.rng = rand.New(se.pcg)
@@ -431,11 +431,11 @@ func (se *search) run(starts [][]int) []int {
 		stall, se.warpStall, swept = 0, 0, false
 		return bestKey.better(before)
 	}
-	if se.opt.Stalled > 0 {
+	if se.opt.Resume.warpStall > 0 {
 		// A resume of a walled search: its warp kicks start at once (a
 		// second pass is a few dozen kicks, and the first pass's bridge
 		// kicks already failed on this tour).
-		se.warpStall = max(se.opt.Stalled, se.p.warpAfter)
+		se.warpStall = max(se.opt.Resume.warpStall, se.p.warpAfter)
 	}
 	stallLimit := se.p.stallKicks
 	for k := 0; k < se.opt.Kicks; k++ {

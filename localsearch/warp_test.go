@@ -65,8 +65,8 @@ func TestWarpKicksLeaveWindowBasin(t *testing.T) {
 // TestResumeContinuesWarpKicks: from a tour of Gendreau n40w180.002 that a
 // search stalled at (355; the best known is 347), 20 kicks of a fresh
 // search are bridge kicks and stay at 355 in every seed, and report the
-// stall (the tour is walled: Result.WarpStall); a search resumed with
-// Options.Stalled = warpAfter, or 1, makes warp kicks from the first and
+// stall (the tour is walled: Result.Resume); a search resumed with
+// a stall count of warpAfter, or 1, makes warp kicks from the first and
 // reaches 347 in most seeds, every result feasible.
 func TestResumeContinuesWarpKicks(t *testing.T) {
 	in := benchmarkInstance(t, "tsptw-gendreau", "n40w180.002")
@@ -80,14 +80,14 @@ func TestResumeContinuesWarpKicks(t *testing.T) {
 		if c := math.Round(fresh.Cost * in.Scale); c != 355 || !fresh.Feasible {
 			t.Errorf("seed %d: 20 bridge kicks ended at %v (feasible %v): the test no longer shows the wall", seed, c, fresh.Feasible)
 		}
-		if fresh.WarpStall != 20 {
-			t.Errorf("seed %d: WarpStall %d after 20 kicks without a gain on a walled tour, want 20", seed, fresh.WarpStall)
+		if fresh.Resume.warpStall != 20 || !fresh.Resume.WarpStalled() {
+			t.Errorf("seed %d: stall %d after 20 kicks without a gain on a walled tour, want 20", seed, fresh.Resume.warpStall)
 		}
 		// A walled search resumed with any stall count starts with warp
 		// kicks: 1 as the count of a first pass that reached this tour
 		// late, warpAfter as one that stalled on it.
 		for _, stalled := range []int{1, defaultParams(lazymask.TSPTW, in.N).warpAfter} {
-			resumed, err := Improve(in, stuck, Options{Kicks: 20, Seed: seed, Stalled: stalled})
+			resumed, err := Improve(in, stuck, Options{Kicks: 20, Seed: seed, Resume: ResumeState{warpStall: stalled}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,8 +11,8 @@ import (
 
 // TestWarpKickCap: under a time limit, a warp kick that outlasts
 // warpKickCap times the mean kick is undone and pauses the search's warp
-// kicks, twice as long after a second cut (Result.WarpOff, carried by
-// Options.NoWarp); without a limit the same kick runs to its end.
+// kicks, twice as long after a second cut (Result.Resume, carried by
+// Options.Resume); without a limit the same kick runs to its end.
 func TestWarpKickCap(t *testing.T) {
 	dp := defaultParams(lazymask.TSPTW, 40)
 	rng := rand.New(rand.NewPCG(21, 4))
@@ -70,12 +70,12 @@ func TestWarpKickCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt.NoWarp = true
+	opt.Resume = ResumeState{warpOff: true}
 	noWarp, err := Improve(small, tour, opt)
-	if err != nil || !noWarp.WarpOff {
-		t.Fatalf("NoWarp: WarpOff %v, %v", noWarp.WarpOff, err)
+	if err != nil || !noWarp.Resume.warpOff {
+		t.Fatalf("resumed with warp kicks paused: paused at the end %v, %v", noWarp.Resume.warpOff, err)
 	}
-	opt.NoWarp = false
+	opt.Resume = ResumeState{}
 	opt.tune = func(p *params) { p.warpKicks = false }
 	off, err := Improve(small, tour, opt)
 	if err != nil {

@@ -430,7 +430,7 @@ func resume(ctx context.Context, jobs []Job, idx []int, opt Options, workers int
 			o.Prepared = prep[i]
 		}
 		first := &out[i]
-		o.Stalled, o.NoWarp = first.Search.WarpStall, first.Search.WarpOff
+		o.Resume = first.Search.Resume
 		first.Resumed = o.TimeLimit
 		job := Job{Inst: jobs[i].Inst, Starts: [][]int{first.Search.Tour}, Seed: jobs[i].Seed + 1, Fixed: jobs[i].Fixed}
 		r, err := improveOne(ctx, &job, o, false, nil)
