@@ -239,6 +239,20 @@ type search struct {
 	knownCost float64
 	// win is windowSweep's dynamic program (window.go).
 	win windowDP
+
+	// The search's tours (accept.go). best is the best tour found, of key
+	// bestKey; other is the tour last compared with it (keep). cur is
+	// where the next kick starts, of length curCost: the best tour, or
+	// (TSPDL) a kick's local optimum within acceptDL of it, or a restart's
+	// local optimum, which its own kicks then improve. stall counts the
+	// kicks since cur last improved, and swept says that cur's windows
+	// were re-optimised (schedule.go).
+	best, other []int
+	bestKey     key
+	cur         []int
+	curCost     float64
+	stall       int
+	swept       bool
 }
 
 func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Result) *search {
@@ -350,149 +364,33 @@ func (se *search) prove(best key) ([]int, bool) {
 // best, then tries the kicks; it returns the best tour found. Unless
 // Options.NoMerge, every feasible local optimum that is not kept as the
 // best is merged with it (mergeInto), and so is a best tour that a better
-// one replaces.
+// one replaces. Each kick first escalates where the schedule says so
+// (schedule.go: a restart, a window sweep), else perturbs the tour the
+// kicks start from (perturb.go), descends and accepts or not (accept.go).
 func (se *search) run(starts [][]int) []int {
-	st := se.st
-	var best, other []int
-	var bestKey key
-	// keep makes the current tour the best when it is better, and then
-	// leaves the former best in other; otherwise other is the current
-	// tour. It reports whether other is a feasible tour to merge.
-	keep := func() bool {
-		now := key{st.excess, st.cost}
-		if best == nil || now.better(bestKey) {
-			had := best != nil && bestKey.excess == 0
-			other = append(other[:0], best...)
-			best, bestKey = append(best[:0], st.tour...), now
-			return had
-		}
-		other = append(other[:0], st.tour...)
-		return st.excess == 0
+	if !se.descendStarts(starts) || !se.kicksDue() {
+		return se.best
 	}
-	// mergeable reports whether merging is on and the best tour feasible.
-	mergeable := func() bool {
-		return !se.opt.NoMerge && se.opt.Fixed <= 1 && bestKey.excess == 0 && se.res.Stop == LocalOptimum
-	}
-	// Under repairAll every start descends to a local optimum, past the
-	// time limit if need be (pastDeadline).
-	for n, tour := range starts {
-		if n > 0 && se.budgetHit() {
-			break
-		}
-		st.set(tour)
-		se.lastPos = 0
-		se.descend()
-		se.res.Starts++
-		se.repaired = se.repaired || st.excess == 0
-		if keep() && mergeable() {
-			se.mergeInto(best, &bestKey, other)
-		}
-		if se.res.Stop != LocalOptimum {
-			return best
-		}
-	}
-	if se.res.Stop != LocalOptimum || (bestKey.excess > 0 && se.opt.NoRepair) || se.opt.Kicks == 0 ||
-		se.opt.UntilFeasible && bestKey.excess == 0 {
-		return best
-	}
-	if t, ok := se.prove(bestKey); ok {
+	if t, ok := se.prove(se.bestKey); ok {
 		if t != nil {
-			st.set(t)
-			keep()
+			se.st.set(t)
+			se.keep()
 		}
-		return best
+		return se.best
 	}
-	se.kicking = true
-	se.kicksBegan, se.kickEvals = time.Now(), se.res.Evaluations
-	// cur is where the next kick starts: the best tour (best changes only
-	// when it improves, and cur follows), or (TSPDL) a kick's local optimum
-	// within acceptDL of it, or after stallKicks (TSPDL: stallKicksDL) kicks
-	// without a gain a restart's local optimum, which its own kicks then
-	// improve.
-	cur := append([]int(nil), best...)
-	curCost := bestKey.cost // cur's cost; cur improves on its own after a restart
-	failed := 0             // kicks in a row that found no feasible perturbation
-	stall := 0              // kicks since cur last improved
-	swept := false          // cur's windows were re-optimised (windowSweep)
-	// follow moves cur to the best tour where that improved on before, or
-	// to the current tour where it improved on cur (a restart's own basin),
-	// and reports whether the best tour improved.
-	follow := func(before key) bool {
-		switch {
-		case bestKey.better(before):
-			copy(cur, best)
-			curCost = bestKey.cost
-		case st.excess == 0 && st.cost < curCost-costEps:
-			copy(cur, st.tour)
-			curCost = st.cost
-		default:
-			return false
-		}
-		stall, se.warpStall, swept = 0, 0, false
-		return bestKey.better(before)
-	}
-	if se.opt.Resume.warpStall > 0 {
-		// A resume of a walled search: its warp kicks start at once (a
-		// second pass is a few dozen kicks, and the first pass's bridge
-		// kicks already failed on this tour).
-		se.warpStall = max(se.opt.Resume.warpStall, se.p.warpAfter)
-	}
-	stallLimit := se.p.stallKicks
+	se.beginKicks()
+	failed := 0 // kicks in a row that found no feasible perturbation
 	for k := 0; k < se.opt.Kicks; k++ {
 		if se.budgetHit() {
 			break
 		}
-		if se.p.restarts && bestKey.excess == 0 && stall >= stallLimit {
-			stall, se.warpStall = 0, 0
-			if se.restart(starts, best) {
-				before := bestKey
-				if keep() && mergeable() {
-					se.mergeInto(best, &bestKey, other)
-				}
-				if se.res.Stop != LocalOptimum {
-					return best
-				}
-				if bestKey.better(before) {
-					copy(cur, best)
-					curCost = bestKey.cost
-				} else if st.excess == 0 {
-					copy(cur, st.tour)
-					curCost = st.cost
-				}
-				swept = false
-				continue
+		if se.restartDue() && se.restartStep(starts) || se.windowDue() && se.windowStep() {
+			if se.stopped() {
+				return se.best
 			}
+			continue
 		}
-		if se.p.windows && st.tsptw && bestKey.excess == 0 && !swept && stall >= se.p.windowAfter {
-			// A tour to kick from that resisted windowAfter kicks has
-			// every window re-optimised once (window.go): about a kick's
-			// time.
-			swept = true
-			st.update(cur, false)
-			if se.windowSweep() {
-				se.lastPos = 0
-				se.descend()
-				before := bestKey
-				if keep() && mergeable() {
-					se.mergeInto(best, &bestKey, other)
-				}
-				if se.res.Stop != LocalOptimum {
-					return best
-				}
-				follow(before)
-				continue
-			}
-		}
-		// From the first position the last kick changed: the rest of the
-		// data, the run tables included, stands (TestIncrementalUpdate).
-		st.update(cur, false)
-		se.known, se.knownCost = cur, st.cost
-		warp := se.p.warpKicks && st.tsptw && se.warpStall >= se.p.warpAfter && se.res.Kicks >= se.warpResume
-		se.marked = false
-		if se.marks != nil {
-			clear(se.marks)
-		}
-		if bestKey.excess == 0 && !se.perturb(warp) {
+		if !se.kickStep() {
 			// No feasible perturbation in many random tries (bridges,
 			// nearby moves, ruin and recreate): the tour is too tight to
 			// move (a random kick would only be repaired back at great
@@ -505,46 +403,106 @@ func (se *search) run(starts [][]int) []int {
 			continue
 		}
 		failed = 0
-		se.res.Kicks++
-		if !st.tsptw && se.p.shuffledKicksDL {
-			se.shuffle = se.opt.Shuffle || stall >= se.p.shuffleAfterDL && se.res.Kicks%se.p.shuffleDL == 0
-		}
-		if se.marks != nil && bestKey.excess == 0 {
-			se.markDiff(cur) // sets marked
-		}
-		if bestKey.excess > 0 {
-			st.set(se.kick(best))
-		}
-		se.lastPos = 0
-		if se.marked {
-			// A local descent, then the full one only where that beat the
-			// tour kicked from (localKicks).
-			se.descendLocal()
-			if se.res.Stop == LocalOptimum && st.excess == 0 && st.cost < curCost-costEps {
-				se.descend()
-			}
-		} else {
-			se.descend()
-		}
-		se.known = nil
-		if !st.tsptw && st.excess == 0 && bestKey.excess == 0 && st.cost < bestKey.cost*(1+se.p.acceptDL) {
-			copy(cur, st.tour)
-		}
-		before := bestKey
-		if keep() && mergeable() {
-			se.mergeInto(best, &bestKey, other)
-		}
-		stall++
-		se.warpStall++
-		if follow(before) {
-			se.res.KicksAccepted++
-			se.res.LastAccepted = se.res.Kicks
-		}
-		if se.res.Stop != LocalOptimum || se.opt.UntilFeasible && bestKey.excess == 0 {
-			return best
+		if se.stopped() || se.opt.UntilFeasible && se.bestKey.excess == 0 {
+			return se.best
 		}
 	}
-	return best
+	return se.best
+}
+
+// stopped reports that the last descent ended on a budget, not at a local
+// optimum: the search ends.
+func (se *search) stopped() bool { return se.res.Stop != LocalOptimum }
+
+// descendStarts descends from each start (best first) to a local optimum
+// and keeps the best; false where a budget ended it. Under repairAll every
+// start descends to a local optimum, past the time limit if need be
+// (pastDeadline).
+func (se *search) descendStarts(starts [][]int) bool {
+	st := se.st
+	for n, tour := range starts {
+		if n > 0 && se.budgetHit() {
+			break
+		}
+		st.set(tour)
+		se.lastPos = 0
+		se.descend()
+		se.res.Starts++
+		se.repaired = se.repaired || st.excess == 0
+		if se.keep() && se.mergeable() {
+			se.mergeInto(se.best, &se.bestKey, se.other)
+		}
+		if se.stopped() {
+			return false
+		}
+	}
+	return true
+}
+
+// kicksDue reports whether the kicks run after the starts' descents: not
+// where a budget ended those, where the best tour stays infeasible under
+// NoRepair, without kicks, or where a feasibility search found its tour.
+func (se *search) kicksDue() bool {
+	return !(se.stopped() || (se.bestKey.excess > 0 && se.opt.NoRepair) || se.opt.Kicks == 0 ||
+		se.opt.UntilFeasible && se.bestKey.excess == 0)
+}
+
+// beginKicks starts the kick phase from the best tour.
+func (se *search) beginKicks() {
+	se.kicking = true
+	se.kicksBegan, se.kickEvals = time.Now(), se.res.Evaluations
+	se.cur = append([]int(nil), se.best...)
+	se.curCost = se.bestKey.cost
+	if se.opt.Resume.warpStall > 0 {
+		// A resume of a walled search: its warp kicks start at once (a
+		// second pass is a few dozen kicks, and the first pass's bridge
+		// kicks already failed on this tour).
+		se.warpStall = max(se.opt.Resume.warpStall, se.p.warpAfter)
+	}
+}
+
+// kickStep makes one kick: it perturbs the tour kicks start from (or,
+// while no feasible tour is known, moves random segments of the best),
+// descends and accepts the result or not. It reports false, the kick not
+// counted, where no perturbation applied.
+func (se *search) kickStep() bool {
+	st := se.st
+	// From the first position the last kick changed: the rest of the
+	// data, the run tables included, stands (TestIncrementalUpdate).
+	st.update(se.cur, false)
+	se.known, se.knownCost = se.cur, st.cost
+	warp := se.warpDue()
+	se.marked = false
+	if se.marks != nil {
+		clear(se.marks)
+	}
+	if se.bestKey.excess == 0 && !se.perturb(warp) {
+		return false
+	}
+	se.res.Kicks++
+	if !st.tsptw && se.p.shuffledKicksDL {
+		se.shuffle = se.opt.Shuffle || se.stall >= se.p.shuffleAfterDL && se.res.Kicks%se.p.shuffleDL == 0
+	}
+	if se.marks != nil && se.bestKey.excess == 0 {
+		se.markDiff(se.cur) // sets marked
+	}
+	if se.bestKey.excess > 0 {
+		st.set(se.kick(se.best))
+	}
+	se.lastPos = 0
+	if se.marked {
+		// A local descent, then the full one only where that beat the
+		// tour kicked from (localKicks).
+		se.descendLocal()
+		if se.res.Stop == LocalOptimum && st.excess == 0 && st.cost < se.curCost-costEps {
+			se.descend()
+		}
+	} else {
+		se.descend()
+	}
+	se.known = nil
+	se.acceptKick()
+	return true
 }
 
 // restart puts a new local optimum in the state, away from the basin the
