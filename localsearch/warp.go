@@ -14,6 +14,11 @@ import "time"
 //
 // The tunables are params.warpAfter and the params.warp* fields (params.go).
 
+// warpKicker is the warp kick as a perturber.
+type warpKicker struct{}
+
+func (warpKicker) perturb(se *search) bool { return se.warpKick() }
+
 // warpOf returns the total time warp of the tour that the pieces describe.
 func (s *state) warpOf(ps []piece) float64 {
 	var seg twSeg
