@@ -525,7 +525,7 @@ func improveOne(ctx context.Context, job *Job, o localsearch.Options, urgency bo
 			// (insertions into searched partial tours) often does, in
 			// part of the search's time.
 			began := time.Now()
-			if g, ok := localsearch.GrowTour(in, growTime(o.TimeLimit), job.Seed); ok {
+			if g, ok := localsearch.GrowTourContext(ctx, in, growTime(o.TimeLimit), job.Seed); ok {
 				t = g
 			}
 			if o.TimeLimit > 0 {

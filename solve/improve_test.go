@@ -461,3 +461,31 @@ func TestWeight(t *testing.T) {
 		}
 	}
 }
+
+// TestImproveCancelled: under a context already done every job keeps its
+// best start, searched no further, and Improve returns the context's error
+// with every result.
+func TestImproveCancelled(t *testing.T) {
+	insts, _, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPTW, N: 30, Hardness: datasets.Medium, Seed: 8}, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []Job
+	for i, in := range insts {
+		jobs = append(jobs, Job{Inst: in, Starts: [][]int{localsearch.OrderTour(in)}, Seed: uint64(i)})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, _, err := Improve(ctx, jobs, Options{Search: localsearch.Options{Kicks: 1000}, Urgency: true, Workers: 2})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	for i, r := range res {
+		if r.Searched && (r.Search.Moves != 0 || r.Search.Kicks != 0 || r.Changed) {
+			t.Errorf("job %d searched under a done context: %d moves, %d kicks", i, r.Search.Moves, r.Search.Kicks)
+		}
+		if lazymask.Compare(r.Final, r.Given) != 0 {
+			t.Errorf("job %d: final %+v, want its start %+v", i, r.Final, r.Given)
+		}
+	}
+}
