@@ -11,14 +11,17 @@ import (
 // restart puts a new local optimum in the state, away from the basin the
 // kicks stalled in, and reports whether it is feasible. The first restart
 // descends from the urgency order (OrderTour), repaired where it is
-// infeasible, when it is not one of the starts (Dumas n150w40.003: only
-// that repair's basin holds the optimum). Where that repair and descent
-// outlast restartRepair kicks and a feasible insertion tour (InsertionTour)
-// that is not a start exists, the restart descends from that instead. Why: from
-// 150 nodes the repair costs about fifty kicks, so a restart late in a
-// search's time was cut inside it and its basin got no kicks
-// (Ohlmann-Thomas n150w160.003; docs/experiments.md, "The first restart's
-// repair, capped"). The other restarts, and the first where it ends
+// infeasible, when it is not one of the starts. Why: the urgency order is
+// built from the deadlines alone, not from distances as the decoded and
+// insertion starts are, so its repair leads to the basin farthest from
+// theirs (on Dumas n150w40.003 only that basin holds the optimum). Where
+// that repair and descent outlast restartRepair kicks and a feasible
+// insertion tour (InsertionTour) that is not a start exists, the restart
+// descends from that instead. Why: a repair costs O(N³) per scan, from 150
+// nodes about fifty kicks, so a restart late in a search's time was cut
+// inside it and its basin got no kicks; the cap in kicks' evaluations
+// scales with the search's own pace (docs/experiments.md, "The first
+// restart's repair, capped"). The other restarts, and the first where it ends
 // infeasible, rebuild the best tour with r+1 ruin and recreate kicks in a
 // row at the r-th restart, so each goes further from the best. TSPDL
 // restarts build a new tour instead (restartDL).
