@@ -12,6 +12,7 @@ import (
 // kickBridge up to kickBridgeN nodes and grow in proportion beyond; TSPDL
 // keeps kickBridge.
 func TestBridgeRunsGrowWithN(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		prob lazymask.Problem
 		n    int
@@ -36,6 +37,7 @@ func TestBridgeRunsGrowWithN(t *testing.T) {
 // eight seeds; runs that grow with N end no worse in every seed and within
 // 0.2% of 608 in some: the way out exchanges runs longer than kickBridge.
 func TestLongBridgesLeaveBasin(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a search of 151 nodes per seed and setting")
 	}

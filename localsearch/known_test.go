@@ -16,6 +16,7 @@ import (
 // draw from the seed, so sparing one shifts the later kicks: there the
 // test asks for feasible tours, the same for the same seed.)
 func TestStopAtKnown(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 21))
 	const tsptw = 4 // the first four instances
 	var insts []*lazymask.Instance

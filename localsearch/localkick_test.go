@@ -10,6 +10,7 @@ import (
 // than full descents, and the tour the search returns is still a local
 // optimum of the whole neighbourhood (a full descent from it finds no move).
 func TestLocalKicks(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	in, hidden := randTSPTW(rng, 200, euclid, 0.5) // at least localKicksN nodes
 	perKick := map[bool]float64{}

@@ -17,6 +17,7 @@ import (
 // 14.796 when this was written), where without restarts its kicks stayed
 // at one local optimum to the end.
 func TestRestartLeavesStalledBasin(t *testing.T) {
+	t.Parallel()
 	// The restarts alone: with warp kicks (on by default) both runs reach
 	// the restarts' lengths here, and so do the neighbour-list descents
 	// (the class folds its service times into the travel times, which the
@@ -68,6 +69,7 @@ func TestRestartLeavesStalledBasin(t *testing.T) {
 // can reach in time gets its least late tour, reported infeasible, and a
 // TSPDL instance none.
 func TestInsertionTour(t *testing.T) {
+	t.Parallel()
 	g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: "RC2", N: 101, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +123,7 @@ func TestInsertionTour(t *testing.T) {
 // the search at its first feasible tour (the repair's local optimum, no
 // kick), where the same search without it goes on kicking.
 func TestUntilFeasible(t *testing.T) {
+	t.Parallel()
 	g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: "R2", N: 51, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +165,7 @@ func TestUntilFeasible(t *testing.T) {
 // the whole repair, which the same restart runs when the mean kick is made
 // so costly that the cap is never reached.
 func TestRestartCapsRepair(t *testing.T) {
+	t.Parallel()
 	in := benchmarkInstance(t, "tsptw-ohlmann-thomas", "n150w160.003")
 	if r, _ := lazymask.Check(in, OrderTour(in)); r.Feasible {
 		t.Fatal("the urgency order is feasible: the test shows nothing")

@@ -18,6 +18,7 @@ import (
 // kicks without both (21 against 11 when this was written), and every
 // result replays feasible at the cost it reports.
 func TestDLKicksLeaveBasin(t *testing.T) {
+	t.Parallel()
 	bm, err := datasets.ImportBenchmark(testenv.SharedFile(t, "benchmarks", "tspdl-rakke", "ulysses22_25_7.txt"), "", datasets.BenchmarkOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +63,7 @@ func TestDLKicksLeaveBasin(t *testing.T) {
 // for the same seed; where ten draws fit no tour it leaves the state as it
 // was.
 func TestRestartDL(t *testing.T) {
+	t.Parallel()
 	insts, _, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPDL, N: 50, Hardness: "medium", Seed: 4}, 24)
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +108,7 @@ func TestRestartDL(t *testing.T) {
 // (200 kicks, most of them stalled on 20 customers) and keep the prefix,
 // each result feasible and no longer than its start.
 func TestRestartDLKeepsPrefix(t *testing.T) {
+	t.Parallel()
 	insts, _, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPDL, N: 21, Hardness: "medium", Seed: 6}, 6)
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ func reversed(s []int) []int {
 // lazymask.Check's replay, and scanRevPair's run bound never cuts off a
 // feasible move.
 func TestRevPairAgreesWithReplay(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 21))
 	feasible, total := 0, 0
 	for it := 0; it < 60; it++ {
@@ -77,6 +78,7 @@ func TestRevPairAgreesWithReplay(t *testing.T) {
 // adjacent runs at once; the descent with revPair then ends at a feasible
 // tour, shorter than the one without it, that no revPair move improves.
 func TestRevPairEscapes(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 99))
 	gains := 0
 	for it := 0; it < 300 && gains < 3; it++ {

@@ -12,6 +12,7 @@ import (
 // for every move of random infeasible tours is the replayed warp of the
 // tour the move builds.
 func TestWarpOfMatchesReplay(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 6 {
 		in, _ := randTSPTW(rng, 12+trial, distKind(trial%2), 0.3)
@@ -42,6 +43,7 @@ func TestWarpOfMatchesReplay(t *testing.T) {
 // since each part of the change that shortens the tour breaks a window;
 // the warp kicks reach 296, and every result is feasible.
 func TestWarpKicksLeaveWindowBasin(t *testing.T) {
+	t.Parallel()
 	in := benchmarkInstance(t, "tsptw-gendreau", "n40w200.005")
 	start, ok := InsertionTour(in, 20, 1)
 	if !ok {
@@ -69,6 +71,7 @@ func TestWarpKicksLeaveWindowBasin(t *testing.T) {
 // a stall count of warpAfter, or 1, makes warp kicks from the first and
 // reaches 347 in most seeds, every result feasible.
 func TestResumeContinuesWarpKicks(t *testing.T) {
+	t.Parallel()
 	in := benchmarkInstance(t, "tsptw-gendreau", "n40w180.002")
 	stuck := []int{0, 30, 6, 37, 27, 4, 19, 23, 17, 35, 8, 26, 18, 13, 14, 15, 39, 11, 21, 10, 1, 7, 24, 25, 2, 38, 32, 33, 3, 12, 16, 22, 34, 5, 36, 20, 28, 40, 29, 9, 31}
 	reached := 0

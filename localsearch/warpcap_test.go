@@ -14,6 +14,7 @@ import (
 // kicks, twice as long after a second cut (Result.Resume, carried by
 // Options.Resume); without a limit the same kick runs to its end.
 func TestWarpKickCap(t *testing.T) {
+	t.Parallel()
 	dp := defaultParams(lazymask.TSPTW, 40)
 	rng := rand.New(rand.NewPCG(21, 4))
 	in, hidden := randTSPTW(rng, 200, euclid, 0.6)
