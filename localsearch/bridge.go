@@ -5,15 +5,26 @@ import (
 )
 
 // Bridge kicks: random double bridges (two adjacent runs exchanged) that
-// keep the tour feasible, the search's default perturbation.
+// keep the tour feasible, the search's default perturbation. A kick applies
+// up to kickMoves of them, each exchanging runs of 1–bridgeRun nodes.
+// Double bridges (A B C D → A C B D) keep every run's direction, which time
+// windows and draft limits both favour, and a descent rarely undoes them;
+// the sizes were tuned per problem on the paper's n = 50 sets
+// (docs/experiments.md). Where kickTries random bridges find none feasible
+// (tight windows, as on hard TSPTW), the kick falls back to as many tries
+// of random moves of the scanned neighbourhoods reaching up to kickReach
+// positions. The TSPTW runs grow with N (defaultParams): windows of a given
+// share of the horizon hold more customers, and the stuck tours of 150
+// nodes and more differed from the best known ones by exchanges of longer
+// runs (docs/experiments.md, "Bridge runs that grow with N").
 
 // bridgeKick is the bridge kick as a perturber.
 type bridgeKick struct{}
 
 func (bridgeKick) perturb(se *search) bool { return se.feasibleKick() }
 
-// feasibleKick perturbs the current feasible tour by up to kickMovesTW or
-// kickMovesDL random double bridges (two adjacent runs exchanged), or
+// feasibleKick perturbs the current feasible tour by up to kickMoves
+// random double bridges (two adjacent runs exchanged), or
 // nearby moves where no bridge fits, each applied only when the O(1) test
 // finds the result feasible. It reports whether any was applied.
 func (se *search) feasibleKick() bool {

@@ -163,19 +163,6 @@ func (se *search) apply(m move) {
 	}
 }
 
-// kickBridge bounds the runs a kick exchanges (1–kickBridge nodes each;
-// TSPTW: kickBridge·N/kickBridgeN above kickBridgeN nodes) and
-// kickMovesTW / kickMovesDL how many exchanges a kick applies. Double
-// bridges (A B C D → A C B D) keep every run's direction, which time
-// windows and draft limits both favour, and a descent rarely undoes them;
-// the sizes were tuned per problem on the paper's n = 50 sets
-// (docs/experiments.md). Where kickTries random bridges find none feasible
-// (tight windows, as on hard TSPTW), the kick falls back to as many tries
-// of random moves of the scanned neighbourhoods reaching up to kickReach
-// positions. The TSPTW runs grow with N: windows of a given share of the
-// horizon hold more customers, and the stuck tours of 150 nodes and more
-// differed from the best known ones by exchanges of longer runs
-// (docs/experiments.md, "Bridge runs that grow with N").
 // mark marks positions lo..hi (widened by localMargin) for descendLocal.
 func (se *search) mark(lo, hi int) {
 	for p := max(lo-se.p.localMargin, 1); p <= min(hi+se.p.localMargin, se.st.n-1); p++ {

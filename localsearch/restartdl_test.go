@@ -14,7 +14,7 @@ import (
 // TestDLKicksLeaveBasin: Rakke's ulysses22_25_7 (optimum 7729) has a wide
 // TSPDL basin at 8008, where the preset's searches ended in 4 of 8 runs.
 // From that tour, 60 kicks with the shuffled descents (shuffleDL) and the
-// restarts (stallKicksDL) end at the optimum in far more of 48 seeds than
+// restarts (stallKicks) end at the optimum in far more of 48 seeds than
 // kicks without both (21 against 11 when this was written), and every
 // result replays feasible at the cost it reports.
 func TestDLKicksLeaveBasin(t *testing.T) {

@@ -30,7 +30,7 @@ func (s *state) warpOf(ps []piece) float64 {
 
 // warpKick perturbs the current feasible TSPTW tour by random double
 // bridges, whatever their windows, until one leaves time warp (at least
-// warpBridges, at most kickMovesTW), and descends on length + weight × warp
+// warpBridges, at most kickMoves), and descends on length + weight × warp
 // from warpWeight up to warpWeightMax. It leaves the state at a tour with
 // no warp (feasible) and reports true, or restores the tour and reports
 // false when no bridge could be drawn, the warp stayed (the repair of the

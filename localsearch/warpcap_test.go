@@ -63,7 +63,7 @@ func TestWarpKickCap(t *testing.T) {
 	if cut == 0 {
 		t.Fatal("no warp kick was cut: the test shows nothing")
 	}
-	// The verdict is carried: a search with NoWarp kicks as one with the
+	// The verdict is carried: a search resumed with its warp kicks paused kicks as one with the
 	// warp kicks turned off for its first warpPauseFirst kicks.
 	small, tour := randTSPTW(rng, 40, euclid, 0.6)
 	opt := Options{Seed: 1, Kicks: dp.warpPauseFirst, TimeLimit: time.Minute}
@@ -83,7 +83,7 @@ func TestWarpKickCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(noWarp.Tour, off.Tour) || noWarp.Kicks != off.Kicks {
-		t.Fatalf("NoWarp searched otherwise than without warp kicks: %v against %v", noWarp.Cost, off.Cost)
+		t.Fatalf("the paused resume searched otherwise than without warp kicks: %v against %v", noWarp.Cost, off.Cost)
 	}
 	if slices.Equal(on.Tour, off.Tour) && on.Evaluations == off.Evaluations {
 		t.Fatal("warp kicks changed nothing here: the comparison shows nothing")
