@@ -382,7 +382,7 @@ func (se *search) run(starts [][]int) []int {
 		if se.budgetHit() {
 			break
 		}
-		if se.restartDue() && se.restartStep(starts) || se.windowDue() && se.windowStep() {
+		if se.escalate(starts) {
 			if se.stopped() {
 				return se.best
 			}

@@ -18,6 +18,36 @@ package localsearch
 // that does not (a restart without a feasible tour, a sweep that found
 // nothing) hands on to the next.
 
+// An escalation is a step of the schedule: due says that the kicks stalled
+// long enough for it, and run makes it, reporting whether it gave a new
+// local optimum (then accepted: it takes the place of a kick).
+type escalation interface {
+	due(se *search) bool
+	run(se *search, starts [][]int) bool
+}
+
+// The escalations, in the order they are tried before each kick.
+type (
+	restartEscalation struct{} // restart.go
+	windowEscalation  struct{} // window.go
+)
+
+func (restartEscalation) due(se *search) bool                 { return se.restartDue() }
+func (restartEscalation) run(se *search, starts [][]int) bool { return se.restartStep(starts) }
+func (windowEscalation) due(se *search) bool                  { return se.windowDue() }
+func (windowEscalation) run(se *search, _ [][]int) bool       { return se.windowStep() }
+
+// escalate makes the first due escalation that gives a new local optimum
+// and reports whether one did.
+func (se *search) escalate(starts [][]int) bool {
+	for _, e := range [...]escalation{restartEscalation{}, windowEscalation{}} {
+		if e.due(se) && e.run(se, starts) {
+			return true
+		}
+	}
+	return false
+}
+
 // restartDue reports that the kicks stalled long enough for a restart.
 func (se *search) restartDue() bool {
 	return se.p.restarts && se.bestKey.excess == 0 && se.stall >= se.p.stallKicks
