@@ -93,7 +93,7 @@ func improveAction(c *cli.Context) error {
 	}
 	began := time.Now()
 	so := solve.Options{Search: opt, Urgency: c.Bool("urgency"), Workers: c.Int("workers")}
-	improved, st, err := infer.ImproveSolutions(d.Instances, sols, spath, so, c.Uint64("seed"), c.Bool("per-instance"))
+	improved, st, err := infer.ImproveSolutions(c.Context, d.Instances, sols, spath, so, c.Uint64("seed"), c.Bool("per-instance"))
 	if err != nil {
 		return fmt.Errorf("improve: %w", err)
 	}

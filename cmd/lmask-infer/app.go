@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,6 +71,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			opt.Progress = bar.set
 			sum, err := infer.Run(c.Context, opt)
 			bar.finish()
+			if errors.Is(err, context.Canceled) {
+				return fmt.Errorf("%w: nothing written to %s", context.Canceled, opt.Out)
+			}
 			if err != nil {
 				return err
 			}

@@ -81,7 +81,9 @@ func ExitCode(err error) int {
 func Exit(stderr io.Writer, name string, err error, code int) {
 	switch {
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(stderr, "%s: interrupted\n", name)
+		// A command may say what it left ("context canceled: nothing
+		// written to …").
+		fmt.Fprintf(stderr, "%s: %s\n", name, strings.Replace(err.Error(), context.Canceled.Error(), "interrupted", 1))
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	}
@@ -89,12 +91,38 @@ func Exit(stderr io.Writer, name string, err error, code int) {
 }
 
 // Main runs a command's run with os.Args (the program name first) under a
-// context that SIGINT or SIGTERM cancels, then exits as Exit does.
+// context that SIGINT or SIGTERM cancels (InterruptContext), then exits as
+// Exit does.
 func Main(name string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := InterruptContext(name, os.Stderr)
 	err := run(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
 	Exit(os.Stderr, name, err, ExitCode(err))
+}
+
+// InterruptContext returns a context that the first SIGINT or SIGTERM
+// cancels, saying so on stderr; from then on the signals have their
+// default effect, so a second Ctrl-C ends the process at once. stop
+// releases the signals and cancels the context.
+func InterruptContext(name string, stderr io.Writer) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			fmt.Fprintf(stderr, "%s: interrupted: stopping (Ctrl-C again aborts at once)\n", name)
+			cancel()
+		case <-quit:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(quit)
+		cancel()
+	}
 }
 
 // Prepare makes app's flag-parsing errors usage errors, keeps the library
