@@ -23,7 +23,7 @@ func CheckExportDir(checkpoint, out string, force bool) error {
 		return nil // a new folder: export makes it
 	}
 	if !st.IsDir() {
-		return fmt.Errorf("export: %w", opterr.New("Out", out, "not a folder"))
+		return fmt.Errorf("export: %w", opterr.New("Out", out, "is not a folder"))
 	}
 	ck := checkpoint
 	if st, err := os.Stat(ck); err == nil && st.IsDir() {
@@ -52,11 +52,11 @@ func CheckExportDir(checkpoint, out string, force bool) error {
 // one of the command's inputs.
 func CheckFileOut(cmd, out string, inputs []string) error {
 	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w", cmd, opterr.New("Out", out, "not a regular file"))
+		return fmt.Errorf("%s: %w", cmd, opterr.New("Out", out, "is not a regular file"))
 	}
 	for _, in := range inputs {
 		if same, _ := samePath(in, out); same {
-			return fmt.Errorf("%s: %w", cmd, opterr.New("Out", out, "one of the inputs"))
+			return fmt.Errorf("%s: %w", cmd, opterr.New("Out", out, "is one of the inputs"))
 		}
 	}
 	return nil

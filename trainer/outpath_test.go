@@ -61,10 +61,10 @@ func TestCheckFileOut(t *testing.T) {
 	if err := CheckFileOut("grow", filepath.Join(dir, "new.lmck"), []string{run}); err != nil {
 		t.Fatalf("new file: %v", err)
 	}
-	if err := CheckFileOut("grow", ck, []string{run}); !isOptErr(err, "Out", ck) || err.Error() != "grow: Out "+ck+": one of the inputs" {
+	if err := CheckFileOut("grow", ck, []string{run}); !isOptErr(err, "Out", ck) || err.Error() != "grow: Out "+ck+": is one of the inputs" {
 		t.Fatalf("out = the run's checkpoint: %v", err)
 	}
-	if err := CheckFileOut("average", run, []string{ck}); !isOptErr(err, "Out", run) || err.Error() != "average: Out "+run+": not a regular file" {
+	if err := CheckFileOut("average", run, []string{ck}); !isOptErr(err, "Out", run) || err.Error() != "average: Out "+run+": is not a regular file" {
 		t.Fatalf("out = a folder: %v", err)
 	}
 }
