@@ -15,3 +15,11 @@ func TestHelpOneLinePerFlag(t *testing.T) {
 		t.Errorf("help texts over one line of 130 characters: %v", long)
 	}
 }
+
+// TestOptionFlags: every option the libraries name in their errors is
+// spelled as a flag the command has.
+func TestOptionFlags(t *testing.T) {
+	if missing := cliapp.MissingFlags(&cli.App{Name: "lmask-data", Commands: commands}, optionFlags); len(missing) > 0 {
+		t.Errorf("options spelled as flags the command lacks: %v", missing)
+	}
+}

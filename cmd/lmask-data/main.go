@@ -59,7 +59,15 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		Writer:    stdout,
 		ErrWriter: stderr,
 	})
-	return app.RunContext(ctx, append([]string{"lmask-data"}, args...))
+	return cliapp.FlagNames(app.RunContext(ctx, append([]string{"lmask-data"}, args...)), optionFlags)
+}
+
+// optionFlags spells the options that datasets and labels name in their
+// errors (opterr) as this command's flags.
+var optionFlags = map[string]string{
+	"Chunk": "chunk", "Count": "count", "Hardness": "hardness", "In": "in", "Index": "index", "Instances": "instances",
+	"Keep": "keep", "Model": "model", "Out": "out", "Prefixes": "prefixes", "Problem": "problem", "References": "references",
+	"Relabel": "relabel", "Shard": "shard", "Size": "size", "Solutions": "solutions",
 }
 
 // interruptible runs action so that a cancelled context returns

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -165,8 +165,7 @@ func compareCommand(stdout io.Writer) *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			groups, dirs, err := trainer.ReadCompareGroups(c.StringSlice("group"), c.Int("tours-per-step"))
-			var se *trainer.GroupSpecError
-			if errors.As(err, &se) {
+			if opterr.Has(err) {
 				return cliapp.Usage(err)
 			} else if err != nil {
 				return err

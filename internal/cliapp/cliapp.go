@@ -11,11 +11,14 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/internal/opterr"
 )
 
 // Exit statuses of every command.
@@ -74,6 +77,63 @@ func ExitCode(err error) int {
 		return ExitUsage
 	}
 	return ExitFailure
+}
+
+// FlagNames returns err with each option a library names in it (an
+// *opterr.Error) spelled as the command's flag: "--" + flags[option]. An
+// option flags lacks keeps the library's name. nil stays nil, and the
+// result wraps err (errors.Is, errors.As and ExitCode see through it).
+func FlagNames(err error, flags map[string]string) error {
+	if err == nil || !opterr.Has(err) {
+		return err
+	}
+	msg := opterr.Message(err, func(option string) string {
+		if f, ok := flags[option]; ok {
+			return "--" + f
+		}
+		return ""
+	})
+	return &flagError{msg: msg, err: err}
+}
+
+// flagError is an error whose options are spelled as flags.
+type flagError struct {
+	msg string
+	err error
+}
+
+func (e *flagError) Error() string { return e.msg }
+
+func (e *flagError) Unwrap() error { return e.err }
+
+// MissingFlags returns the flags of the option map flags (see FlagNames)
+// that neither app nor any of its commands has, as "option: --flag".
+func MissingFlags(app *cli.App, flags map[string]string) []string {
+	has := map[string]bool{}
+	add := func(fs []cli.Flag) {
+		for _, f := range fs {
+			for _, n := range f.Names() {
+				has[n] = true
+			}
+		}
+	}
+	add(app.Flags)
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			add(c.Flags)
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+	var missing []string
+	for option, f := range flags {
+		if !has[f] {
+			missing = append(missing, option+": --"+f)
+		}
+	}
+	slices.Sort(missing)
+	return missing
 }
 
 // Exit prints err, if any, after the program's name to stderr ("interrupted"
