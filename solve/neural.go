@@ -1,0 +1,402 @@
+package solve
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/localsearch"
+)
+
+// CutRule chooses where a neural kick cuts the best tour.
+type CutRule int
+
+const (
+	// CutRandom keeps a prefix of a length drawn uniformly from the kept
+	// range (KickOptions.MinKeep, MaxKeep).
+	CutRandom CutRule = iota
+	// CutDoubt scores the best tour's steps with the policy (teacher
+	// forced, one policy call for all the instances) and cuts just before
+	// one of the doubtCandidates steps in the kept range the policy finds
+	// least likely: the edges the network doubts are the ones re-decoded.
+	CutDoubt
+)
+
+// String returns "random" or "doubt".
+func (c CutRule) String() string {
+	switch c {
+	case CutRandom:
+		return "random"
+	case CutDoubt:
+		return "doubt"
+	}
+	return fmt.Sprintf("cut(%d)", int(c))
+}
+
+// ParseCutRule parses "random" or "doubt".
+func ParseCutRule(s string) (CutRule, error) {
+	switch s {
+	case "random":
+		return CutRandom, nil
+	case "doubt":
+		return CutDoubt, nil
+	}
+	return 0, fmt.Errorf("unknown cut rule %q (want random or doubt)", s)
+}
+
+// doubtCandidates is how many of the least likely steps CutDoubt draws
+// its cut from.
+const doubtCandidates = 4
+
+// KickOptions configure NeuralKicks.
+type KickOptions struct {
+	// Rounds is the number of neural kicks per instance (at most: a
+	// Deadline may end them earlier).
+	Rounds int
+	// Budget and Lookahead are the re-decode's backtrack budget (Test
+	// semantics) and look-ahead.
+	Budget    int
+	Lookahead lazymask.Lookahead
+	// MinKeep and MaxKeep bound the share of the customers a kick keeps
+	// (both 0: 0.2 and 0.8).
+	MinKeep, MaxKeep float64
+	// Cut chooses the cut position in that range.
+	Cut CutRule
+	// Search are the options of the descent after each re-decode
+	// (localsearch.ImproveFrom from the best tour and the re-decoded one,
+	// whose local optima are merged); its Seed is derived from Seed, the
+	// instance and the round.
+	Search localsearch.Options
+	// Seed drives the cuts, the sampling and the descents.
+	Seed uint64
+	// Workers is the number of instances descending side by side
+	// (0 = runtime.GOMAXPROCS).
+	Workers int
+	// Deadline, when not zero, starts no round after it.
+	Deadline time.Time
+}
+
+// KickResult is one instance's outcome of NeuralKicks.
+type KickResult struct {
+	// Tour is the best tour, Verdict its lazymask.Check verdict (replayed
+	// after the last round).
+	Tour    []int
+	Verdict lazymask.Verdict
+	// Kicks counts the re-decodes, Accepted those after which the best
+	// tour improved, Failed the re-decodes that gave no complete tour.
+	Kicks, Accepted, Failed int
+}
+
+// KickStats sum what one NeuralKicks call did.
+type KickStats struct {
+	Rounds, Kicks, Accepted, Failed int
+	// Doubt, Decode and Search are the wall times of the cut scoring, the
+	// re-decodes and the descents.
+	Doubt, Decode, Search time.Duration
+	// PolicyCalls counts the policy's Scores calls.
+	PolicyCalls int
+}
+
+// NeuralKicks improves tours[i] of insts[i] by neural kicks: each round
+// cuts every instance's best tour (Cut), lets policy re-decode the rest of
+// every tour from its kept prefix in one batched lazymask decode (sampled,
+// with the backtrack budget), and descends from the re-decoded tour and
+// the best one (localsearch.ImproveFrom, which merges their local
+// optima); a result better in the order of lazymask.Compare replaces the
+// best tour. The policy encodes the instances once (Begin) for all the
+// rounds. A re-decode that fails leaves its instance's tour as it was.
+//
+// All instances share N. tours[i] may be infeasible or nil (then the
+// instance gets no kicks). Results never get worse than the given tours,
+// and every verdict comes from lazymask.Check. With a fixed Rounds, no
+// Deadline and no Search.TimeLimit the results depend only on the inputs
+// and Seed, not on Workers.
+func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Policy, opt KickOptions) ([]KickResult, KickStats, error) {
+	var st KickStats
+	if len(insts) == 0 {
+		return nil, st, errors.New("neural kicks: no instances")
+	}
+	if len(tours) != len(insts) {
+		return nil, st, fmt.Errorf("neural kicks: %d tours for %d instances", len(tours), len(insts))
+	}
+	if opt.Rounds < 0 {
+		return nil, st, fmt.Errorf("neural kicks: rounds is negative (%d)", opt.Rounds)
+	}
+	lo, hi := opt.MinKeep, opt.MaxKeep
+	if lo == 0 && hi == 0 {
+		lo, hi = 0.2, 0.8
+	}
+	if lo < 0 || hi > 1 || lo > hi {
+		return nil, st, fmt.Errorf("neural kicks: kept share %v..%v, want 0 ≤ min ≤ max ≤ 1", lo, hi)
+	}
+	n := insts[0].N
+	out := make([]KickResult, len(insts))
+	for i, in := range insts {
+		if in.N != n {
+			return nil, st, fmt.Errorf("neural kicks: instance %d (%q) has %d nodes, instance 0 has %d", i, in.Name, in.N, n)
+		}
+		in.Matrix()
+		if tours[i] == nil {
+			continue
+		}
+		res, err := lazymask.Check(in, tours[i])
+		var ie *lazymask.InfeasibleError
+		if err != nil && !errors.As(err, &ie) {
+			return nil, st, fmt.Errorf("neural kicks: instance %d (%q): %w", i, in.Name, err)
+		}
+		out[i].Tour, out[i].Verdict = slices.Clone(tours[i]), res.Verdict()
+	}
+	if n < 4 || opt.Rounds == 0 {
+		return out, st, nil
+	}
+	// The customers kept: from kmin to kmax (at least one, and at least
+	// two re-decoded).
+	kmin := max(1, int(math.Round(lo*float64(n-1))))
+	kmax := max(kmin, min(n-3, int(math.Round(hi*float64(n-1)))))
+	kmin = min(kmin, kmax)
+
+	pol := &encodeOnce{Policy: policy}
+	if err := pol.Begin(insts); err != nil {
+		return nil, st, fmt.Errorf("neural kicks: policy begin: %w", err)
+	}
+	dec := lazymask.NewDecoder()
+	doubt := make([][]float64, len(insts)) // per instance: log-probability of each step of its best tour
+	prefixes := make([][]int, len(insts))
+	streams := make([]uint64, len(insts))
+	for round := 0; round < opt.Rounds; round++ {
+		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) {
+			break
+		}
+		if opt.Cut == CutDoubt {
+			t0 := time.Now()
+			calls, err := stepDoubts(pol, insts, out, doubt, opt.Lookahead)
+			if err != nil {
+				return nil, st, fmt.Errorf("neural kicks: %w", err)
+			}
+			st.PolicyCalls += calls
+			st.Doubt += time.Since(t0)
+		}
+		for i := range insts {
+			streams[i] = kickSeed(opt.Seed, uint64(i), uint64(round), 0)
+			if out[i].Tour == nil {
+				prefixes[i] = nil
+				continue
+			}
+			r := kickSeed(opt.Seed, uint64(i), uint64(round), 1)
+			k := kmin + int(uniform01(r)*float64(kmax-kmin+1))
+			if opt.Cut == CutDoubt {
+				k = doubtCut(doubt[i], kmin, kmax, r)
+			}
+			prefixes[i] = out[i].Tour[:k+1]
+		}
+		t0 := time.Now()
+		counting := &countingPolicy{Policy: pol}
+		trs, err := dec.Decode(counting, insts, 1, lazymask.Config{
+			Lookahead: opt.Lookahead, Budget: opt.Budget, Semantics: lazymask.Test,
+			Streams: streams, Prefixes: prefixes,
+		})
+		if err != nil {
+			return nil, st, fmt.Errorf("neural kicks: round %d: %w", round, err)
+		}
+		st.PolicyCalls += counting.calls
+		st.Decode += time.Since(t0)
+		t0 = time.Now()
+		errs := make([]error, len(insts))
+		ForEach(len(insts), opt.Workers, func(i int) {
+			if out[i].Tour == nil {
+				return
+			}
+			out[i].Kicks++
+			tr := &trs[i]
+			if tr.Failed || tr.Tour == nil {
+				out[i].Failed++
+				return
+			}
+			so := opt.Search
+			so.Seed = kickSeed(opt.Seed, uint64(i), uint64(round), 2)
+			res, err := localsearch.ImproveFrom(insts[i], [][]int{out[i].Tour, tr.Tour}, so)
+			if err != nil {
+				errs[i] = fmt.Errorf("neural kicks: instance %d (%q), round %d: %w", i, insts[i].Name, round, err)
+				return
+			}
+			v := res.Check.Verdict()
+			if lazymask.Compare(v, out[i].Verdict) < 0 {
+				out[i].Tour, out[i].Verdict = res.Tour, v
+				out[i].Accepted++
+				doubt[i] = nil
+			}
+		})
+		st.Search += time.Since(t0)
+		if err := errors.Join(errs...); err != nil {
+			return nil, st, err
+		}
+		st.Rounds++
+	}
+	for i := range out {
+		if out[i].Tour == nil {
+			continue
+		}
+		res, err := lazymask.Check(insts[i], out[i].Tour)
+		var ie *lazymask.InfeasibleError
+		if err != nil && !errors.As(err, &ie) {
+			return nil, st, fmt.Errorf("neural kicks: instance %d (%q): final tour: %w", i, insts[i].Name, err)
+		}
+		if v := res.Verdict(); v != out[i].Verdict {
+			return nil, st, fmt.Errorf("neural kicks: instance %d (%q): the replay's verdict %+v differs from the search's %+v", i, insts[i].Name, v, out[i].Verdict)
+		}
+		st.Kicks += out[i].Kicks
+		st.Accepted += out[i].Accepted
+		st.Failed += out[i].Failed
+	}
+	return out, st, nil
+}
+
+// stepDoubts fills doubt[i] (where nil and the instance has a tour) with
+// the policy's log-probability of each step of out[i].Tour, the steps of
+// all such instances scored in one policy call, and returns the number of
+// calls made (0 or 1). A step the look-ahead refuses (an infeasible tour)
+// gets −Inf, and the steps after it are not scored.
+func stepDoubts(p lazymask.Policy, insts []*lazymask.Instance, out []KickResult, doubt [][]float64, look lazymask.Lookahead) (int, error) {
+	n := insts[0].N
+	var b lazymask.StepBatch
+	b.N = n
+	type span struct{ inst, lo, steps int }
+	var spans []span
+	s := lazymask.NewState(n)
+	for i, in := range insts {
+		if doubt[i] != nil || out[i].Tour == nil {
+			continue
+		}
+		if err := s.Reset(in, look, lazymask.Unlimited, lazymask.Test); err != nil {
+			return 0, err
+		}
+		tour := out[i].Tour
+		sp := span{inst: i, lo: b.Rows()}
+		for k := 0; k+1 < n; k++ {
+			next := tour[k+1]
+			if s.MaskCount() == 0 || !s.Mask()[next] {
+				break
+			}
+			b.Traj = append(b.Traj, b.Rows())
+			b.Inst = append(b.Inst, i)
+			b.Current = append(b.Current, s.Current())
+			b.State = append(b.State, s.Value())
+			b.Refine = append(b.Refine, 0)
+			b.Budget = append(b.Budget, false)
+			b.NumSteps = append(b.NumSteps, s.Depth())
+			b.Mask = append(b.Mask, s.Mask()...)
+			if err := s.Step(next); err != nil {
+				return 0, err
+			}
+			sp.steps++
+		}
+		spans = append(spans, sp)
+	}
+	if b.Rows() == 0 {
+		return 0, nil
+	}
+	sc := make([]float32, b.Rows()*n)
+	if err := p.Scores(&b, sc); err != nil {
+		return 1, fmt.Errorf("doubt scores (%d rows): %w", b.Rows(), err)
+	}
+	for _, sp := range spans {
+		d := make([]float64, n-1)
+		for k := range d {
+			d[k] = math.Inf(-1)
+		}
+		tour := out[sp.inst].Tour
+		for k := 0; k < sp.steps; k++ {
+			r := sp.lo + k
+			row, mask := sc[r*n:(r+1)*n], b.MaskRow(r)
+			mx := math.Inf(-1)
+			for j, ok := range mask {
+				if ok {
+					mx = math.Max(mx, float64(row[j]))
+				}
+			}
+			sum := 0.0
+			for j, ok := range mask {
+				if ok {
+					sum += math.Exp(float64(row[j]) - mx)
+				}
+			}
+			d[k] = float64(row[tour[k+1]]) - mx - math.Log(sum)
+		}
+		doubt[sp.inst] = d
+	}
+	return 1, nil
+}
+
+// doubtCut returns the number of customers to keep: a cut just before one
+// of the doubtCandidates least likely steps k (k customers kept) in
+// [kmin, kmax], drawn with r.
+func doubtCut(d []float64, kmin, kmax int, r uint64) int {
+	ks := make([]int, 0, kmax-kmin+1)
+	for k := kmin; k <= kmax; k++ {
+		ks = append(ks, k)
+	}
+	if d != nil {
+		slices.SortStableFunc(ks, func(a, b int) int { return cmpFloat(d[a], d[b]) })
+	}
+	c := min(doubtCandidates, len(ks))
+	return ks[int(uniform01(r)*float64(c))]
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// encodeOnce passes Begin on to the policy for the first instance list
+// only: the encoder's output depends on the instances alone, so every
+// later decode of the same list reuses it.
+type encodeOnce struct {
+	lazymask.Policy
+	began []*lazymask.Instance
+}
+
+func (p *encodeOnce) Begin(insts []*lazymask.Instance) error {
+	if p.began != nil && slices.Equal(p.began, insts) {
+		return nil
+	}
+	if err := p.Policy.Begin(insts); err != nil {
+		return err
+	}
+	p.began = slices.Clone(insts)
+	return nil
+}
+
+// countingPolicy counts the Scores calls.
+type countingPolicy struct {
+	lazymask.Policy
+	calls int
+}
+
+func (p *countingPolicy) Scores(b *lazymask.StepBatch, out []float32) error {
+	p.calls++
+	return p.Policy.Scores(b, out)
+}
+
+// kickSeed derives a seed from the run's seed, an instance, a round and a
+// purpose (SplitMix64 mixing).
+func kickSeed(seed, inst, round, purpose uint64) uint64 {
+	z := seed ^ mixKick(inst+0x9e3779b97f4a7c15) ^ mixKick(round*0xd1b54a32d192ed03+purpose*0x632be59bd9b4e019+1)
+	return mixKick(z)
+}
+
+func mixKick(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// uniform01 maps a seed to [0, 1).
+func uniform01(r uint64) float64 { return float64(mixKick(r)>>11) * (1.0 / (1 << 53)) }
