@@ -100,6 +100,18 @@ type KickStats struct {
 	PolicyCalls int
 }
 
+// Add adds o to s.
+func (s *KickStats) Add(o KickStats) {
+	s.Rounds += o.Rounds
+	s.Kicks += o.Kicks
+	s.Accepted += o.Accepted
+	s.Failed += o.Failed
+	s.Doubt += o.Doubt
+	s.Decode += o.Decode
+	s.Search += o.Search
+	s.PolicyCalls += o.PolicyCalls
+}
+
 // NeuralKicks improves tours[i] of insts[i] by neural kicks: each round
 // cuts every instance's best tour (Cut), lets policy re-decode the rest of
 // every tour from its kept prefix in one batched lazymask decode (sampled,
