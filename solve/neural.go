@@ -65,6 +65,9 @@ type KickOptions struct {
 	MinKeep, MaxKeep float64
 	// Cut chooses the cut position in that range.
 	Cut CutRule
+	// Temperature divides the policy's scores before sampling (0 means
+	// 1; below 1 the re-decode keeps closer to the policy's first choice).
+	Temperature float64
 	// Search are the options of the descent after each re-decode
 	// (localsearch.ImproveFrom from the best tour and the re-decoded one,
 	// whose local optima are merged); its Seed is derived from Seed, the
@@ -170,6 +173,9 @@ func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 	kmax := max(kmin, min(n-3, int(math.Round(hi*float64(n-1)))))
 	kmin = min(kmin, kmax)
 
+	if opt.Temperature < 0 || math.IsNaN(opt.Temperature) {
+		return nil, st, fmt.Errorf("neural kicks: temperature %v, want > 0 (0 means 1)", opt.Temperature)
+	}
 	pol := &encodeOnce{Policy: policy}
 	if err := pol.Begin(insts); err != nil {
 		return nil, st, fmt.Errorf("neural kicks: policy begin: %w", err)
@@ -205,7 +211,10 @@ func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 			prefixes[i] = out[i].Tour[:k+1]
 		}
 		t0 := time.Now()
-		counting := &countingPolicy{Policy: pol}
+		counting := &countingPolicy{Policy: pol, scale: 1}
+		if opt.Temperature > 0 {
+			counting.scale = float32(1 / opt.Temperature)
+		}
 		trs, err := dec.Decode(counting, insts, 1, lazymask.Config{
 			Lookahead: opt.Lookahead, Budget: opt.Budget, Semantics: lazymask.Test,
 			Streams: streams, Prefixes: prefixes,
@@ -386,15 +395,25 @@ func (p *encodeOnce) Begin(insts []*lazymask.Instance) error {
 	return nil
 }
 
-// countingPolicy counts the Scores calls.
+// countingPolicy counts the Scores calls and multiplies the scores by
+// scale.
 type countingPolicy struct {
 	lazymask.Policy
 	calls int
+	scale float32
 }
 
 func (p *countingPolicy) Scores(b *lazymask.StepBatch, out []float32) error {
 	p.calls++
-	return p.Policy.Scores(b, out)
+	if err := p.Policy.Scores(b, out); err != nil {
+		return err
+	}
+	if p.scale != 1 {
+		for i := range out[:b.Rows()*b.N] {
+			out[i] *= p.scale
+		}
+	}
+	return nil
 }
 
 // kickSeed derives a seed from the run's seed, an instance, a round and a

@@ -1,0 +1,236 @@
+package infer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/lazymask"
+	"github.com/lmask/lmask/localsearch"
+	"github.com/lmask/lmask/solve"
+)
+
+// cpuNow is the process's CPU time so far (user + system).
+func cpuNow() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestNeuralKickPilot measures neural kicks against more kicks of the
+// search alone at equal CPU time (user + sys of the process), on the
+// paper's sets: both arms continue from the same `--preset best` tours, in
+// alternated order, three times. It runs only when LMASK_NEURAL_PILOT
+// names the sets (e.g. "tsptw50-medium,tspdl50-hard"), with the paper's
+// files imported under out/paper (scripts/eval-paper.sh does that);
+// LMASK_NEURAL_PILOT_N is the instances per set (default 100) and
+// LMASK_NEURAL_PILOT_ROUNDS the neural kicks per instance (default 10).
+//
+//	LMASK_NEURAL_PILOT=tsptw50-medium go test -run NeuralKickPilot -v -timeout 2h ./infer
+func TestNeuralKickPilot(t *testing.T) {
+	sets := os.Getenv("LMASK_NEURAL_PILOT")
+	if sets == "" {
+		t.Skip("set LMASK_NEURAL_PILOT to the sets to measure (e.g. tsptw50-medium,tspdl50-hard)")
+	}
+	needRuntime(t)
+	limit, rounds := envInt(t, "LMASK_NEURAL_PILOT_N", 100), envInt(t, "LMASK_NEURAL_PILOT_ROUNDS", 10)
+	refOf := map[string]string{"tsptw50-easy": "pyvrp_50_easy", "tsptw50-medium": "pyvrp_50_medium", "tsptw50-hard": "pyvrp_50_hard",
+		"tspdl50-medium": "lkh_50_medium", "tspdl50-hard": "lkh_50_hard"}
+	for _, set := range strings.Split(sets, ",") {
+		ref, ok := refOf[set]
+		if !ok {
+			t.Fatalf("unknown set %q", set)
+		}
+		pilotSet(t, set, "../out/paper/"+set+".parquet", "../out/paper/"+ref+".parquet", "../models/pretrained/"+set, limit, rounds)
+	}
+}
+
+func envFloat(t *testing.T, name string) float64 {
+	s := os.Getenv(name)
+	if s == "" {
+		return 0
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", name, s, err)
+	}
+	return v
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 {
+		t.Fatalf("%s=%q: want a count ≥ 1", name, s)
+	}
+	return v
+}
+
+// pilotSet runs the measurement on the first limit instances of one set.
+func pilotSet(t *testing.T, set, data, refPath, model string, limit, rounds int) {
+	for _, p := range []string{data, refPath, model} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("%s: %v (import the paper's sets with scripts/eval-paper.sh first)", set, err)
+		}
+	}
+	ds, err := datasets.ReadInstances(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts := ds.Instances[:limit]
+	refs, _, err := datasets.ReadReference(refPath, data, ds.Meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gap := func(tours [][]int) float64 {
+		tl, err := datasets.NewTallyRange(int64(len(ds.Instances)), 0, int64(limit), refs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, in := range insts {
+			if err := tl.AddInstance(int64(i), in); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tl.AddCandidate(int64(i), in, tours[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return tl.Metrics().Gap
+	}
+
+	// The start: --preset best's tours.
+	o, err := Preset(PresetBest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Model, o.Data, o.Out, o.Limit = model, data, filepath.Join(t.TempDir(), "best.parquet"), int64(limit)
+	c0 := cpuNow()
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	bestCPU := cpuNow() - c0
+	rows, _, err := datasets.ReadSolutions(o.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := make([][]int, limit)
+	baseRes := bestByInstance(t, insts, rows)
+	for _, r := range rows {
+		if res, _ := lazymask.Check(insts[r.Instance], r.Tour); res.Feasible && res.Cost == baseRes[r.Instance].Cost {
+			base[r.Instance] = r.Tour
+		}
+	}
+	t.Logf("%s, %d instances: --preset best %.3f%% in %.2f s CPU", set, limit, 100*gap(base), bestCPU.Seconds())
+
+	eng, err := engine.Open(model, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	r, _ := lazymask.PaperBudget(insts[0].Problem, insts[0].N, ds.Meta.Hardness)
+	type cell struct{ gap, cpu []float64 }
+	arms := []string{"neural random", "neural doubt", "plain (random)", "plain (doubt)"}
+	cells := map[string]*cell{}
+	for _, a := range arms {
+		cells[a] = &cell{}
+	}
+	for rep := 0; rep < 3; rep++ {
+		seed := uint64(1000 + rep)
+		for k, cut := range []solve.CutRule{solve.CutRandom, solve.CutDoubt} {
+			neural := func() {
+				pol := eng.NewPolicy()
+				defer pol.Close()
+				c0 := cpuNow()
+				res, st, err := solve.NeuralKicks(insts, base, pol, solve.KickOptions{Rounds: rounds, Budget: r, Cut: cut, Seed: seed, Workers: 2,
+					MinKeep: envFloat(t, "LMASK_NEURAL_PILOT_MINKEEP"), MaxKeep: envFloat(t, "LMASK_NEURAL_PILOT_MAXKEEP"),
+					Temperature: envFloat(t, "LMASK_NEURAL_PILOT_TEMP"), Search: localsearch.Options{Kicks: envInt(t, "LMASK_NEURAL_PILOT_LSKICKS", 0)}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cpu := cpuNow() - c0
+				tours := make([][]int, limit)
+				for i := range res {
+					tours[i] = res[i].Tour
+				}
+				c := cells[arms[k]]
+				c.gap, c.cpu = append(c.gap, gap(tours)), append(c.cpu, cpu.Seconds())
+				t.Logf("  rep %d %s: gap %.3f%%, %.2f s CPU, %d kicks (%.0f/s CPU), %d accepted, %d failed; per round: decode %.0f ms wall (%d policy calls), doubt %.0f ms, descents %.0f ms",
+					rep, arms[k], 100*c.gap[len(c.gap)-1], cpu.Seconds(), st.Kicks, float64(st.Kicks)/cpu.Seconds(), st.Accepted, st.Failed,
+					ms(st.Decode)/float64(st.Rounds), st.PolicyCalls/st.Rounds, ms(st.Doubt)/float64(st.Rounds), ms(st.Search)/float64(st.Rounds))
+			}
+			plain := func() {
+				// The same CPU time as the neural arm of this rep (the
+				// last one measured), spent on more kicks of the search.
+				want := cells[arms[k]].cpu
+				budget := time.Duration(want[len(want)-1] * float64(time.Second))
+				tours := make([][]int, limit)
+				copy(tours, base)
+				c0 := cpuNow()
+				kicks := 0
+				for round := 0; cpuNow()-c0 < budget; round++ {
+					solve.ForEach(limit, 2, func(i int) {
+						res, err := localsearch.ImproveFrom(insts[i], [][]int{tours[i]}, localsearch.Options{Kicks: 2, Seed: seed<<20 + uint64(round)<<10 + uint64(i)})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if res.Feasible && res.Cost < baseCost(insts[i], tours[i]) {
+							tours[i] = res.Tour
+						}
+					})
+					kicks += 2 * limit
+				}
+				cpu := cpuNow() - c0
+				c := cells[arms[k+2]]
+				c.gap, c.cpu = append(c.gap, gap(tours)), append(c.cpu, cpu.Seconds())
+				t.Logf("  rep %d %s: gap %.3f%%, %.2f s CPU, %d kicks", rep, arms[k+2], 100*c.gap[len(c.gap)-1], cpu.Seconds(), kicks)
+			}
+			// The neural arm first (it sets the CPU time); the order of the
+			// pairs alternates with the cut rule and the rep.
+			neural()
+			plain()
+		}
+	}
+	for _, a := range arms {
+		c := cells[a]
+		t.Logf("%s %s: gap median %.3f%% (%s), CPU median %.2f s", set, a, 100*median(c.gap), pct(c.gap), median(c.cpu))
+	}
+}
+
+func baseCost(in *lazymask.Instance, tour []int) float64 {
+	res, _ := lazymask.Check(in, tour)
+	return res.Cost
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func pct(v []float64) string {
+	var b strings.Builder
+	for i, x := range v {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "%.3f", 100*x)
+	}
+	return b.String()
+}
