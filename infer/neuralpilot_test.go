@@ -34,8 +34,11 @@ func cpuNow() time.Duration {
 // alternated order, three times. It runs only when LMASK_NEURAL_PILOT
 // names the sets (e.g. "tsptw50-medium,tspdl50-hard"), with the paper's
 // files imported under out/paper (scripts/eval-paper.sh does that);
-// LMASK_NEURAL_PILOT_N is the instances per set (default 100) and
-// LMASK_NEURAL_PILOT_ROUNDS the neural kicks per instance (default 10).
+// LMASK_NEURAL_PILOT_N is the instances per set (default 100),
+// LMASK_NEURAL_PILOT_ROUNDS the neural kicks per instance (default 10),
+// LMASK_NEURAL_PILOT_BASEKICKS the search kicks of the base (default 50);
+// LMASK_NEURAL_PILOT_MINKEEP, _MAXKEEP, _TEMP and _LSKICKS set the
+// kicks' KickOptions.
 //
 //	LMASK_NEURAL_PILOT=tsptw50-medium go test -run NeuralKickPilot -v -timeout 2h ./infer
 func TestNeuralKickPilot(t *testing.T) {
@@ -118,6 +121,11 @@ func pilotSet(t *testing.T, set, data, refPath, model string, limit, rounds int)
 		t.Fatal(err)
 	}
 	o.Model, o.Data, o.Out, o.Limit = model, data, filepath.Join(t.TempDir(), "best.parquet"), int64(limit)
+	// A fixed kick count in place of the time share: the base is then the
+	// same in every run and as deep as the share makes it on an idle
+	// machine (about 50 kicks per instance on these sets), where a loaded
+	// machine's wall-time share cuts it short.
+	o.ImproveShare, o.Search.Kicks, o.Search.MinKicks = 0, envInt(t, "LMASK_NEURAL_PILOT_BASEKICKS", 50), 0
 	c0 := cpuNow()
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
