@@ -276,11 +276,37 @@ func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 }
 
 // stepDoubts fills doubt[i] (where nil and the instance has a tour) with
-// the policy's log-probability of each step of out[i].Tour, the steps of
-// all such instances scored in one policy call, and returns the number of
-// calls made (0 or 1). A step the look-ahead refuses (an infeasible tour)
-// gets −Inf, and the steps after it are not scored.
+// StepLogProbs of out[i].Tour and returns the policy calls made (0 or 1).
 func stepDoubts(p lazymask.Policy, insts []*lazymask.Instance, out []KickResult, doubt [][]float64, look lazymask.Lookahead) (int, error) {
+	tours := make([][]int, len(insts))
+	some := false
+	for i := range insts {
+		if doubt[i] == nil && out[i].Tour != nil {
+			tours[i], some = out[i].Tour, true
+		}
+	}
+	if !some {
+		return 0, nil
+	}
+	lp, err := StepLogProbs(p, insts, tours, look)
+	if err != nil {
+		return 1, err
+	}
+	for i, d := range lp {
+		if d != nil {
+			doubt[i] = d
+		}
+	}
+	return 1, nil
+}
+
+// StepLogProbs replays each tours[i] (nil: skipped) through the LazyMask
+// state of insts[i] (unlimited budget, Test semantics, look-ahead look) and
+// returns the policy's log-probability of each step (entry k: the choice of
+// tours[i][k+1] from its candidate set), all instances' steps scored in
+// one Scores call; the policy must have begun on insts. A step the
+// look-ahead refuses (an infeasible tour) and the steps after it get −Inf.
+func StepLogProbs(p lazymask.Policy, insts []*lazymask.Instance, tours [][]int, look lazymask.Lookahead) ([][]float64, error) {
 	n := insts[0].N
 	var b lazymask.StepBatch
 	b.N = n
@@ -288,17 +314,20 @@ func stepDoubts(p lazymask.Policy, insts []*lazymask.Instance, out []KickResult,
 	var spans []span
 	s := lazymask.NewState(n)
 	for i, in := range insts {
-		if doubt[i] != nil || out[i].Tour == nil {
+		tour := tours[i]
+		if tour == nil {
 			continue
 		}
-		if err := s.Reset(in, look, lazymask.Unlimited, lazymask.Test); err != nil {
-			return 0, err
+		if len(tour) != n || in.N != n {
+			return nil, fmt.Errorf("step log-probabilities: instance %d: tour of %d nodes, instance of %d, want %d", i, len(tour), in.N, n)
 		}
-		tour := out[i].Tour
+		if err := s.Reset(in, look, lazymask.Unlimited, lazymask.Test); err != nil {
+			return nil, err
+		}
 		sp := span{inst: i, lo: b.Rows()}
 		for k := 0; k+1 < n; k++ {
 			next := tour[k+1]
-			if s.MaskCount() == 0 || !s.Mask()[next] {
+			if next < 0 || next >= n || s.MaskCount() == 0 || !s.Mask()[next] {
 				break
 			}
 			b.Traj = append(b.Traj, b.Rows())
@@ -310,25 +339,26 @@ func stepDoubts(p lazymask.Policy, insts []*lazymask.Instance, out []KickResult,
 			b.NumSteps = append(b.NumSteps, s.Depth())
 			b.Mask = append(b.Mask, s.Mask()...)
 			if err := s.Step(next); err != nil {
-				return 0, err
+				return nil, err
 			}
 			sp.steps++
 		}
 		spans = append(spans, sp)
 	}
+	out := make([][]float64, len(insts))
 	if b.Rows() == 0 {
-		return 0, nil
+		for _, sp := range spans {
+			out[sp.inst] = negInf(n - 1)
+		}
+		return out, nil
 	}
 	sc := make([]float32, b.Rows()*n)
 	if err := p.Scores(&b, sc); err != nil {
-		return 1, fmt.Errorf("doubt scores (%d rows): %w", b.Rows(), err)
+		return nil, fmt.Errorf("step log-probabilities (%d rows): %w", b.Rows(), err)
 	}
 	for _, sp := range spans {
-		d := make([]float64, n-1)
-		for k := range d {
-			d[k] = math.Inf(-1)
-		}
-		tour := out[sp.inst].Tour
+		d := negInf(n - 1)
+		tour := tours[sp.inst]
 		for k := 0; k < sp.steps; k++ {
 			r := sp.lo + k
 			row, mask := sc[r*n:(r+1)*n], b.MaskRow(r)
@@ -346,9 +376,17 @@ func stepDoubts(p lazymask.Policy, insts []*lazymask.Instance, out []KickResult,
 			}
 			d[k] = float64(row[tour[k+1]]) - mx - math.Log(sum)
 		}
-		doubt[sp.inst] = d
+		out[sp.inst] = d
 	}
-	return 1, nil
+	return out, nil
+}
+
+func negInf(k int) []float64 {
+	d := make([]float64, k)
+	for i := range d {
+		d[i] = math.Inf(-1)
+	}
+	return d
 }
 
 // doubtCut returns the number of customers to keep: a cut just before one

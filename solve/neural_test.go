@@ -2,6 +2,7 @@ package solve
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -125,5 +126,46 @@ func TestNeuralKicksErrors(t *testing.T) {
 	}
 	if _, err := ParseCutRule("worst"); err == nil || !strings.Contains(err.Error(), `"worst"`) {
 		t.Errorf("ParseCutRule(worst): %v", err)
+	}
+}
+
+// TestStepLogProbs: under the uniform policy each step's log-probability
+// is −log of its candidate count (replayed independently); a tour the
+// look-ahead refuses gets −Inf from the refused step on; nil tours are
+// skipped.
+func TestStepLogProbs(t *testing.T) {
+	insts, tours, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPTW, N: 15, Hardness: datasets.Hard, Seed: 5}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := slices.Clone(tours[1])
+	bad[1], bad[len(bad)-1] = bad[len(bad)-1], bad[1]
+	lp, err := StepLogProbs(lazymask.Uniform{}, insts, [][]int{tours[0], bad, nil}, lazymask.LookTSL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lp[2] != nil || len(lp[0]) != insts[0].N-1 {
+		t.Fatalf("got %d and %v entries, want %d and nil", len(lp[0]), lp[2], insts[0].N-1)
+	}
+	for i, tour := range [][]int{tours[0], bad} {
+		s := lazymask.NewState(insts[i].N)
+		s.Reset(insts[i], lazymask.LookTSL, lazymask.Unlimited, lazymask.Test)
+		refused := false
+		for k := 0; k+1 < len(tour); k++ {
+			if refused || !s.Mask()[tour[k+1]] {
+				refused = true
+				if !math.IsInf(lp[i][k], -1) {
+					t.Fatalf("tour %d step %d: %v after a refused step, want −Inf", i, k, lp[i][k])
+				}
+				continue
+			}
+			if want := -math.Log(float64(s.MaskCount())); math.Abs(lp[i][k]-want) > 1e-6 {
+				t.Fatalf("tour %d step %d: %v, want %v", i, k, lp[i][k], want)
+			}
+			s.Step(tour[k+1])
+		}
+		if i == 1 && !refused {
+			t.Log("the swapped tour stayed within the look-ahead")
+		}
 	}
 }
