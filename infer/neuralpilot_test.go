@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,8 +84,18 @@ func envInt(t *testing.T, name string, def int) int {
 	return v
 }
 
-// pilotSet runs the measurement on the first limit instances of one set.
-func pilotSet(t *testing.T, set, data, refPath, model string, limit, rounds int) {
+// pilotBase is one set's first limit instances, its reference rows, the
+// gap of a list of tours by the paper's protocol (datasets.Tally), and the
+// tours of --preset best with a fixed kick count.
+type pilotBase struct {
+	meta  datasets.Metadata
+	insts []*lazymask.Instance
+	refs  []datasets.Solution
+	base  [][]int
+	gap   func(tours [][]int) float64
+}
+
+func newPilotBase(t *testing.T, set, data, refPath, model string, limit int) *pilotBase {
 	for _, p := range []string{data, refPath, model} {
 		if _, err := os.Stat(p); err != nil {
 			t.Skipf("%s: %v (import the paper's sets with scripts/eval-paper.sh first)", set, err)
@@ -142,30 +153,54 @@ func pilotSet(t *testing.T, set, data, refPath, model string, limit, rounds int)
 			base[r.Instance] = r.Tour
 		}
 	}
-	t.Logf("%s, %d instances: --preset best %.3f%% in %.2f s CPU", set, limit, 100*gap(base), bestCPU.Seconds())
+	t.Logf("%s, %d instances: --preset best (%d kicks) %.3f%% in %.2f s CPU", set, limit, o.Search.Kicks, 100*gap(base), bestCPU.Seconds())
+	return &pilotBase{meta: ds.Meta, insts: insts, refs: refs, base: base, gap: gap}
+}
 
+// pilotSet runs the measurement on the first limit instances of one set.
+func pilotSet(t *testing.T, set, data, refPath, model string, limit, rounds int) {
+	pb := newPilotBase(t, set, data, refPath, model, limit)
+	insts, base, gap := pb.insts, pb.base, pb.gap
 	eng, err := engine.Open(model, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	r, _ := lazymask.PaperBudget(insts[0].Problem, insts[0].N, ds.Meta.Hardness)
+	r, _ := lazymask.PaperBudget(insts[0].Problem, insts[0].N, pb.meta.Hardness)
 	type cell struct{ gap, cpu []float64 }
-	arms := []string{"neural random", "neural doubt", "plain (random)", "plain (doubt)"}
+	type kind struct {
+		name   string
+		cut    solve.CutRule
+		bridge bool
+	}
+	kinds := []kind{{"neural random", solve.CutRandom, false}, {"neural doubt", solve.CutDoubt, false},
+		{"bridge random", solve.CutRandom, true}, {"bridge doubt", solve.CutDoubt, true}}
+	if only := os.Getenv("LMASK_NEURAL_PILOT_ARMS"); only != "" {
+		kinds = slices.DeleteFunc(kinds, func(k kind) bool { return !strings.Contains(","+only+",", ","+k.name+",") })
+	}
+	var arms []string
+	for _, k := range kinds {
+		arms = append(arms, k.name, "plain vs "+k.name)
+	}
 	cells := map[string]*cell{}
 	for _, a := range arms {
 		cells[a] = &cell{}
 	}
 	for rep := 0; rep < 3; rep++ {
 		seed := uint64(1000 + rep)
-		for k, cut := range []solve.CutRule{solve.CutRandom, solve.CutDoubt} {
-			neural := func() {
+		for _, kd := range kinds {
+			guided := func() {
 				pol := eng.NewPolicy()
 				defer pol.Close()
-				c0 := cpuNow()
-				res, st, err := solve.NeuralKicks(insts, base, pol, solve.KickOptions{Rounds: rounds, Budget: r, Cut: cut, Seed: seed, Workers: 2,
+				opt := solve.KickOptions{Rounds: rounds, Budget: r, Cut: kd.cut, Seed: seed, Workers: 2,
 					MinKeep: envFloat(t, "LMASK_NEURAL_PILOT_MINKEEP"), MaxKeep: envFloat(t, "LMASK_NEURAL_PILOT_MAXKEEP"),
-					Temperature: envFloat(t, "LMASK_NEURAL_PILOT_TEMP"), Search: localsearch.Options{Kicks: envInt(t, "LMASK_NEURAL_PILOT_LSKICKS", 0)}})
+					Temperature: envFloat(t, "LMASK_NEURAL_PILOT_TEMP"), Search: localsearch.Options{Kicks: envInt(t, "LMASK_NEURAL_PILOT_LSKICKS", 0)}}
+				kick := solve.NeuralKicks
+				if kd.bridge {
+					kick = solve.BridgeKicks
+				}
+				c0 := cpuNow()
+				res, st, err := kick(insts, base, pol, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -174,16 +209,16 @@ func pilotSet(t *testing.T, set, data, refPath, model string, limit, rounds int)
 				for i := range res {
 					tours[i] = res[i].Tour
 				}
-				c := cells[arms[k]]
+				c := cells[kd.name]
 				c.gap, c.cpu = append(c.gap, gap(tours)), append(c.cpu, cpu.Seconds())
 				t.Logf("  rep %d %s: gap %.3f%%, %.2f s CPU, %d kicks (%.0f/s CPU), %d accepted, %d failed; per round: decode %.0f ms wall (%d policy calls), doubt %.0f ms, descents %.0f ms",
-					rep, arms[k], 100*c.gap[len(c.gap)-1], cpu.Seconds(), st.Kicks, float64(st.Kicks)/cpu.Seconds(), st.Accepted, st.Failed,
+					rep, kd.name, 100*c.gap[len(c.gap)-1], cpu.Seconds(), st.Kicks, float64(st.Kicks)/cpu.Seconds(), st.Accepted, st.Failed,
 					ms(st.Decode)/float64(st.Rounds), st.PolicyCalls/st.Rounds, ms(st.Doubt)/float64(st.Rounds), ms(st.Search)/float64(st.Rounds))
 			}
 			plain := func() {
-				// The same CPU time as the neural arm of this rep (the
-				// last one measured), spent on more kicks of the search.
-				want := cells[arms[k]].cpu
+				// The same CPU time as the guided arm just measured, spent on
+				// more kicks of the search alone.
+				want := cells[kd.name].cpu
 				budget := time.Duration(want[len(want)-1] * float64(time.Second))
 				tours := make([][]int, limit)
 				copy(tours, base)
@@ -203,13 +238,13 @@ func pilotSet(t *testing.T, set, data, refPath, model string, limit, rounds int)
 					kicks += 2 * limit
 				}
 				cpu := cpuNow() - c0
-				c := cells[arms[k+2]]
+				c := cells["plain vs "+kd.name]
 				c.gap, c.cpu = append(c.gap, gap(tours)), append(c.cpu, cpu.Seconds())
-				t.Logf("  rep %d %s: gap %.3f%%, %.2f s CPU, %d kicks", rep, arms[k+2], 100*c.gap[len(c.gap)-1], cpu.Seconds(), kicks)
+				t.Logf("  rep %d plain vs %s: gap %.3f%%, %.2f s CPU, %d kicks", rep, kd.name, 100*c.gap[len(c.gap)-1], cpu.Seconds(), kicks)
 			}
-			// The neural arm first (it sets the CPU time); the order of the
-			// pairs alternates with the cut rule and the rep.
-			neural()
+			// The guided arm first (it sets the CPU time), its plain pair
+			// right after it.
+			guided()
 			plain()
 		}
 	}
@@ -241,4 +276,94 @@ func pct(v []float64) string {
 		fmt.Fprintf(&b, "%.3f", 100*x)
 	}
 	return b.String()
+}
+
+// TestNeuralDoubtSignal asks whether the network's doubt points at the
+// edges that are wrong: on the --preset best tours of the pilot's sets, the
+// share of the doubtful steps (each tour's 4 of least log-probability,
+// solve.StepLogProbs) whose edge is not in the reference tour, against
+// the 4 longest edges and the base rate of all edges. It runs with
+// TestNeuralKickPilot's settings.
+func TestNeuralDoubtSignal(t *testing.T) {
+	sets := os.Getenv("LMASK_NEURAL_PILOT")
+	if sets == "" {
+		t.Skip("set LMASK_NEURAL_PILOT to the sets to measure (e.g. tsptw50-medium,tspdl50-hard)")
+	}
+	needRuntime(t)
+	limit := envInt(t, "LMASK_NEURAL_PILOT_N", 100)
+	for _, set := range strings.Split(sets, ",") {
+		ref := map[string]string{"tsptw50-medium": "pyvrp_50_medium", "tspdl50-hard": "lkh_50_hard", "tsptw50-easy": "pyvrp_50_easy",
+			"tspdl50-medium": "lkh_50_medium", "tsptw50-hard": "pyvrp_50_hard"}[set]
+		model := "../models/pretrained/" + set
+		pb := newPilotBase(t, set, "../out/paper/"+set+".parquet", "../out/paper/"+ref+".parquet", model, limit)
+		refTour := make([][]int, limit)
+		refCost := make([]float64, limit)
+		for _, r := range pb.refs {
+			if i := int(r.Instance); i < limit && (refTour[i] == nil || r.Cost < refCost[i]) {
+				refTour[i], refCost[i] = r.Tour, r.Cost
+			}
+		}
+		eng, err := engine.Open(model, engine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pol := eng.NewPolicy()
+		if err := pol.Begin(pb.insts); err != nil {
+			t.Fatal(err)
+		}
+		lp, err := solve.StepLogProbs(pol, pb.insts, pb.base, lazymask.LookTSL)
+		pol.Close()
+		eng.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all, allWrong, doubt, doubtWrong, long, longWrong, differ int
+		for i, tour := range pb.base {
+			if tour == nil || refTour[i] == nil {
+				continue
+			}
+			next := make([]int, len(tour))
+			rt := refTour[i]
+			for k := range rt {
+				next[rt[k]] = rt[(k+1)%len(rt)]
+			}
+			wrong := func(k int) bool { return next[tour[k]] != tour[k+1] }
+			steps := make([]int, len(tour)-1)
+			nw := 0
+			for k := range steps {
+				steps[k] = k
+				if wrong(k) {
+					nw++
+				}
+			}
+			if nw == 0 {
+				continue
+			}
+			differ++
+			all += len(steps)
+			allWrong += nw
+			byDoubt := slices.Clone(steps)
+			sort.SliceStable(byDoubt, func(a, b int) bool { return lp[i][byDoubt[a]] < lp[i][byDoubt[b]] })
+			m := pb.insts[i].Matrix()
+			n := pb.insts[i].N
+			byLen := slices.Clone(steps)
+			sort.SliceStable(byLen, func(a, b int) bool {
+				return m[tour[byLen[a]]*n+tour[byLen[a]+1]] > m[tour[byLen[b]]*n+tour[byLen[b]+1]]
+			})
+			for _, k := range byDoubt[:4] {
+				doubt++
+				if wrong(k) {
+					doubtWrong++
+				}
+			}
+			for _, k := range byLen[:4] {
+				long++
+				if wrong(k) {
+					longWrong++
+				}
+			}
+		}
+		t.Logf("%s: %d of %d tours differ from the reference; edges not in it: all %.1f%%, the 4 most doubted %.1f%%, the 4 longest %.1f%%",
+			set, differ, limit, 100*float64(allWrong)/float64(all), 100*float64(doubtWrong)/float64(doubt), 100*float64(longWrong)/float64(long))
+	}
 }

@@ -469,3 +469,158 @@ func mixKick(z uint64) uint64 {
 
 // uniform01 maps a seed to [0, 1).
 func uniform01(r uint64) float64 { return float64(mixKick(r)>>11) * (1.0 / (1 << 53)) }
+
+// bridgeTries bounds the segment exchanges BridgeKicks draws per kick
+// looking for a feasible one.
+const bridgeTries = 20
+
+// BridgeKicks is the network-guided variant of the search's own kick: each
+// round, every instance's best tour gets one exchange of two adjacent
+// segments of 1–8 nodes (a double bridge) that starts at a step chosen by
+// opt.Cut (CutDoubt: one of the doubtCandidates steps the policy finds
+// least likely, by StepLogProbs, rescored only when the best tour
+// changes; CutRandom: any step), the first of up to bridgeTries draws
+// that keeps the tour feasible (any where the best tour is infeasible);
+// the search descends from it and the best tour, as in NeuralKicks.
+// opt.Budget, MinKeep, MaxKeep and Temperature are not used; policy may be
+// nil for CutRandom.
+func BridgeKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Policy, opt KickOptions) ([]KickResult, KickStats, error) {
+	var st KickStats
+	if len(insts) == 0 || len(tours) != len(insts) || opt.Rounds < 0 {
+		return nil, st, fmt.Errorf("bridge kicks: %d instances, %d tours, %d rounds", len(insts), len(tours), opt.Rounds)
+	}
+	if opt.Cut == CutDoubt && policy == nil {
+		return nil, st, errors.New("bridge kicks: the doubt cut needs a policy")
+	}
+	n := insts[0].N
+	out := make([]KickResult, len(insts))
+	for i, in := range insts {
+		if in.N != n {
+			return nil, st, fmt.Errorf("bridge kicks: instance %d (%q) has %d nodes, instance 0 has %d", i, in.Name, in.N, n)
+		}
+		in.Matrix()
+		if tours[i] == nil {
+			continue
+		}
+		res, err := lazymask.Check(in, tours[i])
+		var ie *lazymask.InfeasibleError
+		if err != nil && !errors.As(err, &ie) {
+			return nil, st, fmt.Errorf("bridge kicks: instance %d (%q): %w", i, in.Name, err)
+		}
+		out[i].Tour, out[i].Verdict = slices.Clone(tours[i]), res.Verdict()
+	}
+	if n < 5 || opt.Rounds == 0 {
+		return out, st, nil
+	}
+	var pol *encodeOnce
+	if opt.Cut == CutDoubt {
+		pol = &encodeOnce{Policy: policy}
+		if err := pol.Begin(insts); err != nil {
+			return nil, st, fmt.Errorf("bridge kicks: policy begin: %w", err)
+		}
+	}
+	doubt := make([][]float64, len(insts))
+	for round := 0; round < opt.Rounds; round++ {
+		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) {
+			break
+		}
+		if opt.Cut == CutDoubt {
+			t0 := time.Now()
+			calls, err := stepDoubts(pol, insts, out, doubt, opt.Lookahead)
+			if err != nil {
+				return nil, st, fmt.Errorf("bridge kicks: %w", err)
+			}
+			st.PolicyCalls += calls
+			st.Doubt += time.Since(t0)
+		}
+		t0 := time.Now()
+		errs := make([]error, len(insts))
+		ForEach(len(insts), opt.Workers, func(i int) {
+			if out[i].Tour == nil {
+				return
+			}
+			out[i].Kicks++
+			r := kickSeed(opt.Seed, uint64(i), uint64(round), 3)
+			kicked := bridge(insts[i], out[i].Tour, doubt[i], opt.Cut, out[i].Verdict.Feasible, &r)
+			if kicked == nil {
+				out[i].Failed++
+				return
+			}
+			so := opt.Search
+			so.Seed = kickSeed(opt.Seed, uint64(i), uint64(round), 2)
+			res, err := localsearch.ImproveFrom(insts[i], [][]int{out[i].Tour, kicked}, so)
+			if err != nil {
+				errs[i] = fmt.Errorf("bridge kicks: instance %d (%q), round %d: %w", i, insts[i].Name, round, err)
+				return
+			}
+			if v := res.Check.Verdict(); lazymask.Compare(v, out[i].Verdict) < 0 {
+				out[i].Tour, out[i].Verdict = res.Tour, v
+				out[i].Accepted++
+				doubt[i] = nil
+			}
+		})
+		st.Search += time.Since(t0)
+		if err := errors.Join(errs...); err != nil {
+			return nil, st, err
+		}
+		st.Rounds++
+	}
+	for i := range out {
+		if out[i].Tour == nil {
+			continue
+		}
+		res, err := lazymask.Check(insts[i], out[i].Tour)
+		var ie *lazymask.InfeasibleError
+		if err != nil && !errors.As(err, &ie) {
+			return nil, st, fmt.Errorf("bridge kicks: instance %d (%q): final tour: %w", i, insts[i].Name, err)
+		}
+		if v := res.Verdict(); v != out[i].Verdict {
+			return nil, st, fmt.Errorf("bridge kicks: instance %d (%q): the replay's verdict %+v differs from the search's %+v", i, insts[i].Name, v, out[i].Verdict)
+		}
+		st.Kicks += out[i].Kicks
+		st.Accepted += out[i].Accepted
+		st.Failed += out[i].Failed
+	}
+	return out, st, nil
+}
+
+// bridge returns tour with the segments tour[k+1..k+a] and
+// tour[k+a+1..k+a+b] exchanged (a, b in 1..8), k drawn by cut, the first
+// of bridgeTries draws that Check finds feasible (or the first draw where
+// feasible is false), or nil when none is.
+func bridge(in *lazymask.Instance, tour []int, doubt []float64, cut CutRule, feasible bool, r *uint64) []int {
+	n := len(tour)
+	next := func(m int) int { *r = mixKick(*r + 0x9e3779b97f4a7c15); return int(uniform01(*r) * float64(m)) }
+	var ks []int
+	if cut == CutDoubt && doubt != nil {
+		ks = make([]int, n-3)
+		for k := range ks {
+			ks[k] = k
+		}
+		slices.SortStableFunc(ks, func(a, b int) int { return cmpFloat(doubt[a], doubt[b]) })
+		ks = ks[:min(doubtCandidates, len(ks))]
+	}
+	out := make([]int, n)
+	for try := 0; try < bridgeTries; try++ {
+		var k int
+		if ks != nil {
+			k = ks[next(len(ks))]
+		} else {
+			k = next(n - 3)
+		}
+		room := n - 1 - k // nodes after position k
+		a := 1 + next(min(8, room-1))
+		b := 1 + next(min(8, room-a))
+		copy(out, tour[:k+1])
+		copy(out[k+1:], tour[k+a+1:k+a+b+1])
+		copy(out[k+b+1:], tour[k+1:k+a+1])
+		copy(out[k+a+b+1:], tour[k+a+b+1:])
+		if !feasible {
+			return out
+		}
+		if res, err := lazymask.Check(in, out); err == nil && res.Feasible {
+			return out
+		}
+	}
+	return nil
+}

@@ -169,3 +169,47 @@ func TestStepLogProbs(t *testing.T) {
 		}
 	}
 }
+
+// TestBridgeKicks: the guided double bridges keep feasible tours feasible
+// and never raise their cost, improve some, and repeat under a seed
+// whatever the workers; CutRandom needs no policy.
+func TestBridgeKicks(t *testing.T) {
+	insts, tours := kickFixture(t, lazymask.TSPTW, datasets.Medium, 20, 12)
+	for _, c := range []struct {
+		cut CutRule
+		pol lazymask.Policy
+	}{{CutRandom, nil}, {CutDoubt, &lazymask.RandomL{}}} {
+		opt := KickOptions{Rounds: 8, Cut: c.cut, Seed: 3, Workers: 1,
+			Search: localsearch.Options{Moves: []localsearch.MoveKind{localsearch.TwoOpt}, NoMerge: true}}
+		got, st, err := BridgeKicks(insts, tours, c.pol, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range got {
+			if tours[i] == nil {
+				continue
+			}
+			start, _ := lazymask.Check(insts[i], tours[i])
+			res, _ := lazymask.Check(insts[i], r.Tour)
+			if res.Verdict() != r.Verdict || start.Feasible && (!res.Feasible || res.Cost > start.Cost+1e-9) {
+				t.Fatalf("%v: instance %d: start %v %v, result %v %v (verdict %+v)", c.cut, i, start.Feasible, start.Cost, res.Feasible, res.Cost, r.Verdict)
+			}
+		}
+		if st.Accepted == 0 || (c.cut == CutDoubt) != (st.PolicyCalls > 0) {
+			t.Fatalf("%v: %+v", c.cut, st)
+		}
+		opt.Workers = 3
+		again, _, err := BridgeKicks(insts, tours, c.pol, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if !slices.Equal(got[i].Tour, again[i].Tour) {
+				t.Fatalf("%v: instance %d differs between runs", c.cut, i)
+			}
+		}
+	}
+	if _, _, err := BridgeKicks(insts, tours, nil, KickOptions{Rounds: 1, Cut: CutDoubt}); err == nil {
+		t.Fatal("the doubt cut without a policy: no error")
+	}
+}
