@@ -167,6 +167,7 @@ func pilotSet(t *testing.T, set, data, refPath, model string, limit, rounds int)
 	}
 	defer eng.Close()
 	r, _ := lazymask.PaperBudget(insts[0].Problem, insts[0].N, pb.meta.Hardness)
+	decodeCost(t, eng, insts, base, r)
 	type cell struct{ gap, cpu []float64 }
 	type kind struct {
 		name   string
@@ -252,6 +253,53 @@ func pilotSet(t *testing.T, set, data, refPath, model string, limit, rounds int)
 		c := cells[a]
 		t.Logf("%s %s: gap median %.3f%% (%s), CPU median %.2f s", set, a, 100*median(c.gap), pct(c.gap), median(c.cpu))
 	}
+}
+
+// began is a policy whose instances are encoded already.
+type began struct{ *engine.Policy }
+
+func (began) Begin([]*lazymask.Instance) error { return nil }
+
+// decodeCost logs the CPU time of encoding the instances once and of one
+// batched re-decode of all of them from prefixes of 20–80% of their tours
+// (the mean of 10), without any search.
+func decodeCost(t *testing.T, eng *engine.Engine, insts []*lazymask.Instance, tours [][]int, budget int) {
+	pol := eng.NewPolicy()
+	defer pol.Close()
+	c0 := cpuNow()
+	if err := pol.Begin(insts); err != nil {
+		t.Fatal(err)
+	}
+	enc := cpuNow() - c0
+	dec := lazymask.NewDecoder()
+	prefixes := make([][]int, len(insts))
+	c0 = cpuNow()
+	calls := 0
+	for k := 0; k < 10; k++ {
+		for i, tour := range tours {
+			if tour != nil {
+				prefixes[i] = tour[:1+int(float64(len(tour)-1)*(0.2+0.06*float64((i+k)%11)))]
+			}
+		}
+		cp := &countCalls{Policy: began{pol}}
+		if _, err := dec.Decode(cp, insts, 1, lazymask.Config{Budget: budget, Seed: uint64(k), Prefixes: prefixes}); err != nil {
+			t.Fatal(err)
+		}
+		calls += cp.calls
+	}
+	per := (cpuNow() - c0) / 10
+	t.Logf("  encoding %d instances: %.0f ms CPU; one batched re-decode of all: %.0f ms CPU (%.2f ms per instance, %d policy calls)",
+		len(insts), ms(enc), ms(per), ms(per)/float64(len(insts)), calls/10)
+}
+
+type countCalls struct {
+	lazymask.Policy
+	calls int
+}
+
+func (p *countCalls) Scores(b *lazymask.StepBatch, out []float32) error {
+	p.calls++
+	return p.Policy.Scores(b, out)
 }
 
 func baseCost(in *lazymask.Instance, tour []int) float64 {

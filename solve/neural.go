@@ -475,13 +475,13 @@ func uniform01(r uint64) float64 { return float64(mixKick(r)>>11) * (1.0 / (1 <<
 const bridgeTries = 20
 
 // BridgeKicks is the network-guided variant of the search's own kick: each
-// round, every instance's best tour gets one exchange of two adjacent
-// segments of 1–8 nodes (a double bridge) that starts at a step chosen by
-// opt.Cut (CutDoubt: one of the doubtCandidates steps the policy finds
-// least likely, by StepLogProbs, rescored only when the best tour
-// changes; CutRandom: any step), the first of up to bridgeTries draws
-// that keeps the tour feasible (any where the best tour is infeasible);
-// the search descends from it and the best tour, as in NeuralKicks.
+// round, every instance's best tour gets up to bridgeMoves exchanges of two
+// adjacent segments of 1–8 nodes (double bridges), each after a node drawn
+// by opt.Cut (CutDoubt: one whose step is among the least likely to the
+// policy, by StepLogProbs, rescored only when the best tour changes;
+// CutRandom: any), each the first of up to bridgeTries draws that keeps
+// the tour feasible (any where the best tour is infeasible); the search
+// descends from the result and the best tour, as in NeuralKicks.
 // opt.Budget, MinKeep, MaxKeep and Temperature are not used; policy may be
 // nil for CutRandom.
 func BridgeKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Policy, opt KickOptions) ([]KickResult, KickStats, error) {
@@ -584,43 +584,66 @@ func BridgeKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 	return out, st, nil
 }
 
-// bridge returns tour with the segments tour[k+1..k+a] and
-// tour[k+a+1..k+a+b] exchanged (a, b in 1..8), k drawn by cut, the first
-// of bridgeTries draws that Check finds feasible (or the first draw where
-// feasible is false), or nil when none is.
+// bridgeMoves is the number of double bridges one BridgeKicks kick
+// applies, as many as the search's own TSPTW kick.
+const bridgeMoves = 20
+
+// bridge returns tour after up to bridgeMoves double bridges, each
+// exchanging the segments that follow a node u (t[k+1..k+a] and
+// t[k+a+1..k+a+b], a, b in 1..8, k the position of u) and kept where Check
+// finds the tour feasible (always where feasible is false); u is drawn by
+// cut: CutDoubt from the nodes whose step out of them is one of the
+// 2·doubtCandidates least likely in the best tour, CutRandom from all.
+// It returns nil when no bridge was kept.
 func bridge(in *lazymask.Instance, tour []int, doubt []float64, cut CutRule, feasible bool, r *uint64) []int {
 	n := len(tour)
 	next := func(m int) int { *r = mixKick(*r + 0x9e3779b97f4a7c15); return int(uniform01(*r) * float64(m)) }
-	var ks []int
+	var from []int // anchor nodes
 	if cut == CutDoubt && doubt != nil {
-		ks = make([]int, n-3)
+		ks := make([]int, n-3)
 		for k := range ks {
 			ks[k] = k
 		}
 		slices.SortStableFunc(ks, func(a, b int) int { return cmpFloat(doubt[a], doubt[b]) })
-		ks = ks[:min(doubtCandidates, len(ks))]
+		for _, k := range ks[:min(2*doubtCandidates, len(ks))] {
+			from = append(from, tour[k])
+		}
 	}
+	cur := slices.Clone(tour)
 	out := make([]int, n)
-	for try := 0; try < bridgeTries; try++ {
-		var k int
-		if ks != nil {
-			k = ks[next(len(ks))]
-		} else {
-			k = next(n - 3)
-		}
-		room := n - 1 - k // nodes after position k
-		a := 1 + next(min(8, room-1))
-		b := 1 + next(min(8, room-a))
-		copy(out, tour[:k+1])
-		copy(out[k+1:], tour[k+a+1:k+a+b+1])
-		copy(out[k+b+1:], tour[k+1:k+a+1])
-		copy(out[k+a+b+1:], tour[k+a+b+1:])
-		if !feasible {
-			return out
-		}
-		if res, err := lazymask.Check(in, out); err == nil && res.Feasible {
-			return out
+	kept := 0
+	for m := 0; m < bridgeMoves; m++ {
+		for try := 0; try < bridgeTries; try++ {
+			var k int
+			if from != nil {
+				k = slices.Index(cur, from[next(len(from))])
+				if k > n-4 {
+					continue
+				}
+			} else {
+				k = next(n - 3)
+			}
+			room := n - 1 - k // nodes after position k
+			a := 1 + next(min(8, room-1))
+			b := 1 + next(min(8, room-a))
+			copy(out, cur[:k+1])
+			copy(out[k+1:], cur[k+a+1:k+a+b+1])
+			copy(out[k+b+1:], cur[k+1:k+a+1])
+			copy(out[k+a+b+1:], cur[k+a+b+1:])
+			if !feasible {
+				cur, out = out, cur
+				kept++
+				break
+			}
+			if res, err := lazymask.Check(in, out); err == nil && res.Feasible {
+				cur, out = out, cur
+				kept++
+				break
+			}
 		}
 	}
-	return nil
+	if kept == 0 {
+		return nil
+	}
+	return cur
 }
