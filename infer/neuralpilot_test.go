@@ -29,17 +29,20 @@ func cpuNow() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// TestNeuralKickPilot measures neural kicks against more kicks of the
-// search alone at equal CPU time (user + sys of the process), on the
-// paper's sets: both arms continue from the same `--preset best` tours, in
-// alternated order, three times. It runs only when LMASK_NEURAL_PILOT
+// TestNeuralKickPilot measures neural kicks (solve.NeuralKicks) and
+// guided bridges (solve.BridgeKicks), each cut at random and by the
+// network's doubt, against more kicks of the search alone at equal CPU
+// time (user + sys of the process), on the paper's sets: each pair
+// continues from the same `--preset best` tours, the guided arm first and
+// the plain arm given its CPU time right after, three seeds. It runs only when LMASK_NEURAL_PILOT
 // names the sets (e.g. "tsptw50-medium,tspdl50-hard"), with the paper's
 // files imported under out/paper (scripts/eval-paper.sh does that);
 // LMASK_NEURAL_PILOT_N is the instances per set (default 100),
 // LMASK_NEURAL_PILOT_ROUNDS the neural kicks per instance (default 10),
 // LMASK_NEURAL_PILOT_BASEKICKS the search kicks of the base (default 50);
 // LMASK_NEURAL_PILOT_MINKEEP, _MAXKEEP, _TEMP and _LSKICKS set the
-// kicks' KickOptions.
+// kicks' KickOptions, and LMASK_NEURAL_PILOT_ARMS picks arms by name
+// ("neural random,bridge doubt"; default all four).
 //
 //	LMASK_NEURAL_PILOT=tsptw50-medium go test -run NeuralKickPilot -v -timeout 2h ./infer
 func TestNeuralKickPilot(t *testing.T) {
