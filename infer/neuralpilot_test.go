@@ -40,7 +40,7 @@ func cpuNow() time.Duration {
 // LMASK_NEURAL_PILOT_N is the instances per set (default 100),
 // LMASK_NEURAL_PILOT_ROUNDS the neural kicks per instance (default 10),
 // LMASK_NEURAL_PILOT_BASEKICKS the search kicks of the base (default 50);
-// LMASK_NEURAL_PILOT_MINKEEP, _MAXKEEP, _TEMP and _LSKICKS set the
+// LMASK_NEURAL_PILOT_MINKEEP, _MAXKEEP, _TEMP, _SAMPLES and _LSKICKS set the
 // kicks' KickOptions, and LMASK_NEURAL_PILOT_ARMS picks arms by name
 // ("neural random,bridge doubt"; default all four).
 //
@@ -198,7 +198,7 @@ func pilotSet(t *testing.T, set, data, refPath, model string, limit, rounds int)
 				defer pol.Close()
 				opt := solve.KickOptions{Rounds: rounds, Budget: r, Cut: kd.cut, Seed: seed, Workers: 2,
 					MinKeep: envFloat(t, "LMASK_NEURAL_PILOT_MINKEEP"), MaxKeep: envFloat(t, "LMASK_NEURAL_PILOT_MAXKEEP"),
-					Temperature: envFloat(t, "LMASK_NEURAL_PILOT_TEMP"), Search: localsearch.Options{Kicks: envInt(t, "LMASK_NEURAL_PILOT_LSKICKS", 0)}}
+					Temperature: envFloat(t, "LMASK_NEURAL_PILOT_TEMP"), Samples: envInt(t, "LMASK_NEURAL_PILOT_SAMPLES", 1), Search: localsearch.Options{Kicks: envInt(t, "LMASK_NEURAL_PILOT_LSKICKS", 0)}}
 				kick := solve.NeuralKicks
 				if kd.bridge {
 					kick = solve.BridgeKicks

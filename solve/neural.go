@@ -68,6 +68,10 @@ type KickOptions struct {
 	// Temperature divides the policy's scores before sampling (0 means
 	// 1; below 1 the re-decode keeps closer to the policy's first choice).
 	Temperature float64
+	// Samples is the number of re-decodes per instance and round from the
+	// same prefix (0 means 1); only the best of them (lazymask's order:
+	// feasible, then shorter) descends.
+	Samples int
 	// Search are the options of the descent after each re-decode
 	// (localsearch.ImproveFrom from the best tour and the re-decoded one,
 	// whose local optima are merged); its Seed is derived from Seed, the
@@ -140,6 +144,12 @@ func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 	if opt.Rounds < 0 {
 		return nil, st, fmt.Errorf("neural kicks: rounds is negative (%d)", opt.Rounds)
 	}
+	if opt.Samples < 0 {
+		return nil, st, fmt.Errorf("neural kicks: samples is negative (%d)", opt.Samples)
+	}
+	if opt.Temperature < 0 || math.IsNaN(opt.Temperature) {
+		return nil, st, fmt.Errorf("neural kicks: temperature %v, want > 0 (0 means 1)", opt.Temperature)
+	}
 	lo, hi := opt.MinKeep, opt.MaxKeep
 	if lo == 0 && hi == 0 {
 		lo, hi = 0.2, 0.8
@@ -173,17 +183,15 @@ func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 	kmax := max(kmin, min(n-3, int(math.Round(hi*float64(n-1)))))
 	kmin = min(kmin, kmax)
 
-	if opt.Temperature < 0 || math.IsNaN(opt.Temperature) {
-		return nil, st, fmt.Errorf("neural kicks: temperature %v, want > 0 (0 means 1)", opt.Temperature)
-	}
 	pol := &encodeOnce{Policy: policy}
 	if err := pol.Begin(insts); err != nil {
 		return nil, st, fmt.Errorf("neural kicks: policy begin: %w", err)
 	}
 	dec := lazymask.NewDecoder()
 	doubt := make([][]float64, len(insts)) // per instance: log-probability of each step of its best tour
-	prefixes := make([][]int, len(insts))
-	streams := make([]uint64, len(insts))
+	samples := max(1, opt.Samples)
+	prefixes := make([][]int, len(insts)*samples)
+	streams := make([]uint64, len(insts)*samples)
 	for round := 0; round < opt.Rounds; round++ {
 		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) {
 			break
@@ -198,24 +206,26 @@ func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 			st.Doubt += time.Since(t0)
 		}
 		for i := range insts {
-			streams[i] = kickSeed(opt.Seed, uint64(i), uint64(round), 0)
-			if out[i].Tour == nil {
-				prefixes[i] = nil
-				continue
+			var prefix []int
+			if out[i].Tour != nil {
+				r := kickSeed(opt.Seed, uint64(i), uint64(round), 1)
+				k := kmin + int(uniform01(r)*float64(kmax-kmin+1))
+				if opt.Cut == CutDoubt {
+					k = doubtCut(doubt[i], kmin, kmax, r)
+				}
+				prefix = out[i].Tour[:k+1]
 			}
-			r := kickSeed(opt.Seed, uint64(i), uint64(round), 1)
-			k := kmin + int(uniform01(r)*float64(kmax-kmin+1))
-			if opt.Cut == CutDoubt {
-				k = doubtCut(doubt[i], kmin, kmax, r)
+			for j := 0; j < samples; j++ {
+				streams[i*samples+j] = kickSeed(opt.Seed, uint64(i), uint64(round), uint64(10*j))
+				prefixes[i*samples+j] = prefix
 			}
-			prefixes[i] = out[i].Tour[:k+1]
 		}
 		t0 := time.Now()
 		counting := &countingPolicy{Policy: pol, scale: 1}
 		if opt.Temperature > 0 {
 			counting.scale = float32(1 / opt.Temperature)
 		}
-		trs, err := dec.Decode(counting, insts, 1, lazymask.Config{
+		trs, err := dec.Decode(counting, insts, samples, lazymask.Config{
 			Lookahead: opt.Lookahead, Budget: opt.Budget, Semantics: lazymask.Test,
 			Streams: streams, Prefixes: prefixes,
 		})
@@ -231,7 +241,12 @@ func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 				return
 			}
 			out[i].Kicks++
-			tr := &trs[i]
+			tr := &trs[i*samples]
+			for j := 1; j < samples; j++ {
+				if c := &trs[i*samples+j]; !c.Failed && (tr.Failed || c.Feasible && (!tr.Feasible || c.Cost < tr.Cost)) {
+					tr = c
+				}
+			}
 			if tr.Failed || tr.Tour == nil {
 				out[i].Failed++
 				return

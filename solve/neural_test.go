@@ -105,6 +105,38 @@ func TestNeuralKicks(t *testing.T) {
 	}
 }
 
+// TestNeuralKicksSamples: several re-decodes per kick, the best one
+// descending: results replay as reported, are never worse than the start,
+// and repeat under the seed.
+func TestNeuralKicksSamples(t *testing.T) {
+	insts, tours := kickFixture(t, lazymask.TSPDL, datasets.Hard, 20, 10)
+	opt := KickOptions{Rounds: 4, Budget: 50, Samples: 4, Seed: 9, Workers: 2}
+	a, st, err := NeuralKicks(insts, tours, &lazymask.RandomL{}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := NeuralKicks(insts, tours, &lazymask.RandomL{}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if !slices.Equal(a[i].Tour, b[i].Tour) {
+			t.Fatalf("instance %d differs between runs", i)
+		}
+		if tours[i] == nil {
+			continue
+		}
+		start, _ := lazymask.Check(insts[i], tours[i])
+		res, _ := lazymask.Check(insts[i], a[i].Tour)
+		if res.Verdict() != a[i].Verdict || start.Feasible && (!res.Feasible || res.Cost > start.Cost+1e-9) {
+			t.Fatalf("instance %d: start %v %v, result %v %v", i, start.Feasible, start.Cost, res.Feasible, res.Cost)
+		}
+	}
+	if st.Accepted == 0 {
+		t.Fatalf("no kick accepted: %+v", st)
+	}
+}
+
 // TestNeuralKicksErrors: bad arguments are refused with what is wrong.
 func TestNeuralKicksErrors(t *testing.T) {
 	insts, tours := kickFixture(t, lazymask.TSPTW, datasets.Medium, 12, 2)
@@ -118,6 +150,7 @@ func TestNeuralKicksErrors(t *testing.T) {
 		{insts, tours[:1], KickOptions{}, "1 tours for 2 instances"},
 		{insts, tours, KickOptions{Rounds: -1}, "rounds is negative"},
 		{insts, tours, KickOptions{MinKeep: 0.9, MaxKeep: 0.5}, "kept share"},
+		{insts, tours, KickOptions{Samples: -1}, "samples is negative"},
 		{insts, [][]int{{0, 1}, tours[1]}, KickOptions{Rounds: 1}, "instance 0"},
 	} {
 		if _, _, err := NeuralKicks(c.insts, c.tours, &lazymask.RandomL{}, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
