@@ -31,6 +31,8 @@ type Summary struct {
 	// FoundBy counts the instances by the step that found their feasible
 	// tour.
 	FoundBy FoundBy
+	// NeuralKicks sums what the neural kicks did (Options.NeuralKicks).
+	NeuralKicks solve.KickStats
 	// HasReference says whether the gap was computed.
 	HasReference bool
 	// Shard is the run's shard and Rows its instance rows [lo,hi).
@@ -47,6 +49,10 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	}
 	if s.Search != nil {
 		f["local_search_stats"], f["improved"] = s.Search, s.Search.Improved
+	}
+	if k := s.NeuralKicks; k.Rounds > 0 {
+		f["neural_kicks"] = map[string]any{"kicks": k.Kicks, "accepted": k.Accepted, "failed": k.Failed,
+			"policy_calls": k.PolicyCalls, "decode_s": k.Decode.Seconds(), "doubt_s": k.Doubt.Seconds(), "search_s": k.Search.Seconds()}
 	}
 	if !s.Shard.Whole() {
 		f["shard"], f["shard_rows"] = s.Shard.String(), s.Rows

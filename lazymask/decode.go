@@ -31,6 +31,15 @@ type Config struct {
 	// Record keeps, for every step of the final tour, what a
 	// teacher-forced replay needs (Trajectory.Steps).
 	Record bool
+	// Prefixes, when set, holds one prefix per trajectory (depot first;
+	// nil keeps the depot alone): the trajectory first steps through it
+	// without consulting the policy, as far as each node is in the
+	// look-ahead's candidate set, and decoding goes on from there.
+	// Backtracking may pop into the prefix like into any decoded part. A
+	// prefix of a feasible tour always fits the look-ahead where travel
+	// times keep the triangle inequality; the forced steps appear in
+	// Trajectory.Steps like the others.
+	Prefixes [][]int
 }
 
 // StepRecord is one kept decision of a trajectory: the state the policy saw
@@ -124,10 +133,18 @@ func (dc *Decoder) Decode(p Policy, insts []*Instance, perInst int, cfg Config) 
 	if cfg.Streams != nil && len(cfg.Streams) != total {
 		return nil, fmt.Errorf("decode: %d stream seeds for %d trajectories", len(cfg.Streams), total)
 	}
+	if cfg.Prefixes != nil && len(cfg.Prefixes) != total {
+		return nil, fmt.Errorf("decode: %d prefixes for %d trajectories", len(cfg.Prefixes), total)
+	}
 	dc.grow(total, n)
 	for t := 0; t < total; t++ {
 		if err := dc.states[t].Reset(insts[t/perInst], cfg.Lookahead, cfg.Budget, cfg.Semantics); err != nil {
 			return nil, fmt.Errorf("decode: %w", err)
+		}
+		if cfg.Prefixes != nil {
+			if err := dc.states[t].Follow(cfg.Prefixes[t]); err != nil {
+				return nil, fmt.Errorf("decode: trajectory %d: %w", t, err)
+			}
 		}
 		if cfg.Streams != nil {
 			dc.rng[t] = cfg.Streams[t]

@@ -288,6 +288,36 @@ func (s *State) Step(node int) error {
 	return nil
 }
 
+// Follow steps a freshly Reset trajectory through prefix (depot first),
+// as far as each node is in the current candidate set (Depth then says how
+// far it came). It never backtracks: at the first node that is
+// not a candidate (or an empty candidate set) it stops, and the decode
+// goes on from the part it placed. A prefix that does not start at the
+// depot or names a node outside 0..N−1 is an error.
+func (s *State) Follow(prefix []int) error {
+	if len(prefix) == 0 {
+		return nil
+	}
+	if prefix[0] != 0 {
+		return fmt.Errorf("follow: prefix starts at node %d, want the depot 0", prefix[0])
+	}
+	if s.depth != 0 || s.status != Running {
+		return fmt.Errorf("follow: trajectory is at depth %d (%s), want a fresh one", s.depth, s.status)
+	}
+	for _, node := range prefix[1:] {
+		if node < 0 || node >= s.n {
+			return fmt.Errorf("follow: prefix names node %d, want 0..%d", node, s.n-1)
+		}
+		if s.status != Running || s.counts[s.depth] == 0 || !s.masks[s.depth*s.n+node] {
+			return nil
+		}
+		if err := s.Step(node); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Instance returns the instance being decoded.
 func (s *State) Instance() *Instance { return s.inst }
 

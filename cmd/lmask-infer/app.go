@@ -58,6 +58,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.DurationFlag{Name: "rescue-time", Value: d.RescueTime, Usage: "time cap of the rescue of an instance without a feasible tour (0 = leave it)"},
 			&cli.IntFlag{Name: "rescue-budget", Value: d.RescueBudget, Usage: "largest budget of the rescue's retries"},
 			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "search time as a share of the decode time, backtracking left out (0 = off; at most 1000)"},
+			&cli.IntFlag{Name: "neural-kicks", Value: 0, Usage: "after the search, this many kicks per instance that re-decode the best tour's end with the model (0 = off)"},
+			&cli.StringFlag{Name: "neural-cut", Value: "random", Usage: "where a neural kick cuts the tour: random, or doubt (before the steps the model finds least likely)"},
 		},
 		Action: func(c *cli.Context) error {
 			opt, metrics, err := parseOptions(c, d, stderr)
@@ -134,6 +136,10 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	set("improve-no-merge", func() { opt.Search.NoMerge = c.Bool("improve-no-merge") })
 	set("rescue-time", func() { opt.RescueTime = c.Duration("rescue-time") })
 	set("rescue-budget", func() { opt.RescueBudget = c.Int("rescue-budget") })
+	set("neural-kicks", func() { opt.NeuralKicks.Rounds = c.Int("neural-kicks") })
+	if opt.NeuralKicks.Cut, err = solve.ParseCutRule(c.String("neural-cut")); err != nil {
+		return opt, "", cliapp.Usagef("--neural-cut: %w", err)
+	}
 	if !opt.Improve && !c.IsSet("improve-share") {
 		opt.ImproveShare = 0 // a preset's share means nothing without the search
 	}
@@ -165,6 +171,10 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 		return opt, "", cliapp.Usagef("--rescue-time %v, --rescue-budget %d: want a time ≥ 0 and a budget ≥ 1", opt.RescueTime, opt.RescueBudget)
 	case opt.ImproveShare > 0 && !opt.Improve:
 		return opt, "", cliapp.Usagef("--improve-share needs --improve")
+	case opt.NeuralKicks.Rounds < 0:
+		return opt, "", cliapp.Usagef("--neural-kicks %d: want ≥ 0", opt.NeuralKicks.Rounds)
+	case opt.NeuralKicks.Rounds > 0 && !opt.Improve:
+		return opt, "", cliapp.Usagef("--neural-kicks needs --improve")
 	}
 	if c.Bool("print-settings") {
 		return opt, metrics, nil // no files are read or written

@@ -38,6 +38,8 @@ func TestPrintSettings(t *testing.T) {
 		{[]string{"--preset", "best", "--aug", "4", "--budget", "300", "--improve-share", "2"},
 			map[string]string{"--aug": "4", "--budget": "300", "--improve-share": "2", "min kicks": "20"}},
 		{[]string{"--preset", "best", "--improve=false"}, map[string]string{"--improve": "false", "--improve-share": "0"}},
+		{[]string{"--preset", "best"}, map[string]string{"--neural-kicks": "0", "--neural-cut": "random"}},
+		{[]string{"--preset", "best", "--neural-kicks", "5", "--neural-cut", "doubt"}, map[string]string{"--neural-kicks": "5", "--neural-cut": "doubt"}},
 	} {
 		got := settings(t, c.args...)
 		for k, v := range c.want {
