@@ -566,3 +566,29 @@ func list(s []int) string {
 	}
 	return strings.Join(w[:len(w)-1], ", ") + " and " + w[len(w)-1]
 }
+
+// Certify returns a conflict of inst found by the quick certificates
+// alone (TSPTW: a stop, pair or triple the arrival bounds exclude; TSPDL:
+// the ascending draft-limit order fails, which is exact), or nil when they
+// find none: a proof that inst has no feasible tour in about O(n³) at
+// most, without any search.
+func Certify(inst *lazymask.Instance) []int {
+	if inst.Validate() != nil {
+		return nil
+	}
+	c := newChecker(inst, Options{}, time.Now())
+	if !c.tw {
+		all := make([]int, 0, c.n-1)
+		for k := 1; k < c.n; k++ {
+			all = append(all, k)
+		}
+		if c.eddFits(c.edd(all)) {
+			return nil
+		}
+		if s := c.smallestDraftConflict(); s != nil {
+			return s
+		}
+		return all
+	}
+	return c.certificate()
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/explain"
 	"github.com/lmask/lmask/infer"
 	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
@@ -55,6 +56,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance (with --improve-share: at most this many; 0 = as many as the time allows)"},
 			&cli.BoolFlag{Name: "improve-no-merge", Usage: "with --improve, do not merge local optima that lose to the best tour with it (block by block, at positions where both have visited the same nodes)"},
 			&cli.DurationFlag{Name: "rescue-time", Value: d.RescueTime, Usage: "time cap per instance left without a feasible tour by decoding (and --improve's repair): decode it alone again with budget ×4, ×16 … up to --rescue-budget (at least 16 times its own budget), then run a feasibility search (0 = leave it)"},
+			&cli.StringFlag{Name: "infeasible", Value: infer.InfeasibleNone, Usage: "for an instance still without a feasible tour: none (write the tours found), " +
+				"drop (add a row that serves as many stops as possible, then the shortest such tour; the solutions file's dropped column lists the stops left out and tour the served ones), " +
+				"or late (add a row that serves every stop with the least total lateness found, then the shortest); with drop or late, an instance proven infeasible at once skips the --rescue-time escalation"},
+			&cli.DurationFlag{Name: "infeasible-time", Value: explain.DefaultTime, Usage: "time for each instance's --infeasible drop or late"},
 			&cli.IntFlag{Name: "rescue-budget", Value: d.RescueBudget, Usage: "largest budget of the --rescue-time retries (raised to 16 times an instance's own budget where that is larger)"},
 			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "bound the local search of each row group by this share of the network's time to decode it, backtracking left out (0.5: at most +50%), split among its instances in proportion to N^1.5; the bound covers the whole search, descents included, except the repair of an instance with no feasible decoded tour, which always finishes; time-based, so tours vary between runs and machines (0 = off; at most 1000)"},
 		},
@@ -114,6 +119,10 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	set("improve-no-merge", func() { opt.Search.NoMerge = c.Bool("improve-no-merge") })
 	set("rescue-time", func() { opt.RescueTime = c.Duration("rescue-time") })
 	set("rescue-budget", func() { opt.RescueBudget = c.Int("rescue-budget") })
+	if opt.Infeasible, err = infer.ParseInfeasible(c.String("infeasible")); err != nil {
+		return opt, "", cliapp.Usagef("--infeasible %w", err)
+	}
+	opt.InfeasibleTime = c.Duration("infeasible-time")
 	if !opt.Improve && !c.IsSet("improve-share") {
 		opt.ImproveShare = 0 // a preset's share means nothing without the search
 	}
@@ -141,6 +150,8 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 		return opt, "", cliapp.Usagef("--improve-budget, --improve-kicks and --improve-starts must be ≥ 0")
 	case !(opt.ImproveShare >= 0 && opt.ImproveShare <= solve.MaxShare):
 		return opt, "", cliapp.Usagef("--improve-share %v: want a share in [0, %d]", opt.ImproveShare, solve.MaxShare)
+	case opt.InfeasibleTime <= 0:
+		return opt, "", cliapp.Usagef("--infeasible-time %v: want a time > 0", opt.InfeasibleTime)
 	case opt.RescueTime < 0 || opt.RescueBudget < 1:
 		return opt, "", cliapp.Usagef("--rescue-time %v, --rescue-budget %d: want a time ≥ 0 and a budget ≥ 1", opt.RescueTime, opt.RescueBudget)
 	case opt.ImproveShare > 0 && !opt.Improve:
