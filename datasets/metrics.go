@@ -471,7 +471,9 @@ func evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution, div 
 			}
 			add := t.AddRow
 			if IsLateSource(sols[r].Source) {
-				add = func(i int64, in *lazymask.Instance, tour []int) (lazymask.Result, error) { return t.AddLate(i, in, tour, true) }
+				add = func(i int64, in *lazymask.Instance, tour []int) (lazymask.Result, error) {
+					return t.AddLate(i, in, tour, true)
+				}
 			}
 			res, err := add(int64(i), inst, sols[r].Tour)
 			if err != nil {

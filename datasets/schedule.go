@@ -57,7 +57,7 @@ type TourSchedule struct {
 	// (Tour then lists the served nodes alone).
 	Dropped []int
 	Stops   []lazymask.Stop
-	Result   lazymask.Result
+	Result  lazymask.Result
 	// First is the checker's first violation (nil when feasible or no tour).
 	First *lazymask.InfeasibleError
 }
