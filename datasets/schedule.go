@@ -83,11 +83,21 @@ func (s *TourSchedule) Verdict() string {
 		return "feasible"
 	}
 	f := s.First
-	if f.Rule == lazymask.RuleDraftLimit {
-		return fmt.Sprintf("infeasible: step %d, node %d: load %s above its draft limit %s", f.Step, f.Node, num(f.Value), num(f.Limit))
-	}
 	sc := s.Instance.Scale
-	return fmt.Sprintf("infeasible: step %d, node %d: arrival %s after its due time %s", f.Step, f.Node, num(f.Value*sc), num(f.Limit*sc))
+	// A tour of every stop served late on purpose (--infeasible late)
+	// says how late in all first.
+	late := ""
+	if IsLateSource(s.Source) {
+		total := s.Result.TotalViolation
+		if f.Rule == lazymask.RuleTimeWindow {
+			total *= sc
+		}
+		late = fmt.Sprintf("late at %d stops, %s in all; the first: ", s.Result.ViolatedNodes, num(total))
+	}
+	if f.Rule == lazymask.RuleDraftLimit {
+		return fmt.Sprintf("infeasible: %sstep %d, node %d: load %s above its draft limit %s", late, f.Step, f.Node, num(f.Value), num(f.Limit))
+	}
+	return fmt.Sprintf("infeasible: %sstep %d, node %d: arrival %s after its due time %s", late, f.Step, f.Node, num(f.Value*sc), num(f.Limit*sc))
 }
 
 // Schedules replays every solution row of each instance (or, without all,
