@@ -34,14 +34,15 @@ type Dropped struct {
 
 // Drop serves as many of inst's customers as it can in one feasible tour,
 // then shortens that tour. A feasible instance drops none (given a
-// feasible start, or where the feasibility search finds a tour). TSPTW of
-// at most MaxExactDrop customers and every TSPDL instance drop the fewest
-// possible (TSPDL: Moore and Hodgson's rule, ports taken by increasing
-// draft limit and the largest demand dropped whenever the load passes a
-// limit); larger TSPTW instances drop, one at a time, a customer of a
-// conflict (Explain's), the one whose removal leaves the least late rest,
-// until a feasible tour is found, then put back every dropped customer
-// that fits. starts are tours of inst (all nodes; infeasible ones
+// feasible start). TSPTW of at most MaxExactDrop customers and every
+// TSPDL instance drop the fewest possible (TSPDL: Moore and Hodgson's
+// rule, ports taken by increasing draft limit and the largest demand
+// dropped whenever the load passes a limit). Larger TSPTW instances walk
+// the least late tour the lateness search finds, dropping each stop it
+// would reach late; where that drops 2 to 8, they also drop, one at a
+// time, a customer of a conflict (Explain's), the one whose removal leaves
+// the least late rest, until the rest has a feasible tour, and keep the
+// fewer drops; either way every dropped customer that fits is put back. starts are tours of inst (all nodes; infeasible ones
 // welcome) the search may start from.
 func Drop(inst *lazymask.Instance, starts [][]int, opt Options) (Dropped, error) {
 	began := time.Now()
@@ -64,8 +65,47 @@ func Drop(inst *lazymask.Instance, starts [][]int, opt Options) (Dropped, error)
 		tour, dropped := c.exactDrop()
 		return c.finish(tour, dropped, true, began)
 	}
-	tour, dropped := c.greedyDrop()
+	tour, dropped := c.passDrop(starts)
+	if len(dropped) > 1 && len(dropped) <= 8 && c.left() > 0 {
+		// A conflict at a time may drop fewer where the conflicts are few.
+		if t, d := c.greedyDrop(); len(d) < len(dropped) {
+			tour, dropped = t, d
+		}
+	}
 	return c.finish(tour, dropped, false, began)
+}
+
+// passDrop takes the least late tour the lateness search finds (from
+// starts) and walks it, dropping each stop it would reach late, so the
+// stops kept are each reached in time as the checker replays them; then
+// it puts back the dropped stops that fit.
+func (c *checker) passDrop(starts [][]int) ([]int, []int) {
+	in, n := c.inst, c.n
+	fo := localsearch.FeasibleOptions{TimeLimit: max(c.left()/8, time.Millisecond), MaxShakes: 50 + 2*n, Seed: c.opt.Seed}
+	var pool [][]int
+	for _, s := range starts {
+		if _, err := lazymask.Check(in, s); err == nil || errors.As(err, new(*lazymask.InfeasibleError)) {
+			pool = append(pool, s)
+		}
+	}
+	r, err := localsearch.FindFeasible(in, pool, fo)
+	order := r.Tour
+	if (err != nil && !errors.Is(err, localsearch.ErrNoFeasibleTour)) || len(order) != n {
+		order = localsearch.OrderTour(in)
+	}
+	tour := []int{0}
+	var dropped []int
+	t, prev := 0.0, 0
+	for _, k := range order[1:] {
+		arr := t + c.d[prev*n+k]
+		if math.Max(0, arr-in.Late[k]) > lazymask.Tol {
+			dropped = append(dropped, k)
+			continue
+		}
+		tour = append(tour, k)
+		t, prev = math.Max(arr, in.Early[k])+in.Service[k], k
+	}
+	return c.reinsert(tour, dropped)
 }
 
 // complement returns the customers outside served, increasing.
@@ -89,7 +129,7 @@ func (c *checker) finish(tour, dropped []int, fewest bool, began time.Time) (Dro
 	slices.Sort(dropped)
 	if len(tour) > 3 {
 		sub := lazymask.Restrict(c.inst, tour)
-		o := localsearch.Options{Kicks: 4 * len(tour), Seed: c.opt.Seed, TimeLimit: max(c.left()/2, 10*time.Millisecond), MinKicks: 1}
+		o := localsearch.Options{Kicks: 2 * len(tour), Seed: c.opt.Seed, TimeLimit: max(min(c.left()/2, 250*time.Millisecond), 10*time.Millisecond), MinKicks: 1}
 		if r, err := localsearch.Improve(sub, identityTour(len(tour)), o); err == nil && r.Feasible {
 			out := make([]int, len(tour))
 			for i, v := range r.Tour {
