@@ -424,9 +424,114 @@ func (c *checker) reinsert(tour, dropped []int) ([]int, []int) {
 	return tour, left
 }
 
+// MaxExactLate is the most customers for which Late finds the least
+// lateness, then the shortest tour, exactly.
+const MaxExactLate = 12
+
+// maxLateLabels bounds exactLate's labels (about 40 bytes each).
+const maxLateLabels = 4_000_000
+
+// exactLate returns a tour of least excess lateness (Σ max(0, v − Tol)
+// over the stops' lateness or overload, the measure lazymask.Compare ranks
+// infeasible tours by), then of least length, by a dynamic program over
+// (visited set, last customer) with Pareto labels (excess, departure time
+// or load, length); nil where the labels or the time run out.
+func exactLate(in *lazymask.Instance, deadline time.Time) []int {
+	n, m := in.N, in.N-1
+	d := in.Matrix()
+	tw := in.Problem == lazymask.TSPTW
+	type label struct {
+		ex, t, cost float64
+		parent      int32
+		node        int8
+	}
+	var arena []label
+	slots := make([][]int32, (1<<m)*m)
+	visit := func(t, dd float64, k int) (float64, float64) {
+		var v, nt float64
+		if tw {
+			arr := t + dd
+			v, nt = math.Max(0, arr-in.Late[k]), math.Max(arr, in.Early[k])+in.Service[k]
+		} else {
+			nt = t + in.Demand[k]
+			v = math.Max(0, nt-in.Draft[k])
+		}
+		if v > lazymask.Tol {
+			return nt, v - lazymask.Tol
+		}
+		return nt, 0
+	}
+	insert := func(slot int, l label) bool {
+		list := slots[slot]
+		for _, i := range list {
+			o := arena[i]
+			if o.ex <= l.ex && o.t <= l.t && o.cost <= l.cost {
+				return true
+			}
+		}
+		keep := list[:0]
+		for _, i := range list {
+			o := arena[i]
+			if !(l.ex <= o.ex && l.t <= o.t && l.cost <= o.cost) {
+				keep = append(keep, i)
+			}
+		}
+		if len(arena) >= maxLateLabels {
+			return false
+		}
+		arena = append(arena, l)
+		slots[slot] = append(keep, int32(len(arena)-1))
+		return true
+	}
+	for k := 1; k < n; k++ {
+		t, ex := visit(0, d[k], k)
+		insert((1<<(k-1))*m+k-1, label{ex: ex, t: t, cost: d[k], parent: -1, node: int8(k)})
+	}
+	for mask := 1; mask < 1<<m; mask++ {
+		if mask&255 == 0 && time.Now().After(deadline) {
+			return nil
+		}
+		for last := 0; last < m; last++ {
+			for _, li := range slots[mask*m+last] {
+				l := arena[li]
+				for k := 0; k < m; k++ {
+					if mask&(1<<k) != 0 {
+						continue
+					}
+					dd := d[(last+1)*n+k+1]
+					t, ex := visit(l.t, dd, k+1)
+					if !insert((mask|1<<k)*m+k, label{ex: l.ex + ex, t: t, cost: l.cost + dd, parent: li, node: int8(k + 1)}) {
+						return nil
+					}
+				}
+			}
+		}
+	}
+	best, bestEx, bestCost := int32(-1), math.Inf(1), math.Inf(1)
+	full := 1<<m - 1
+	for last := 0; last < m; last++ {
+		for _, li := range slots[full*m+last] {
+			l := arena[li]
+			c := l.cost + d[(last+1)*n]
+			if l.ex < bestEx-1e-9 || (l.ex <= bestEx+1e-9 && c < bestCost) {
+				best, bestEx, bestCost = li, l.ex, c
+			}
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	tour := make([]int, n)
+	for k, i := n-1, best; i >= 0; k, i = k-1, arena[i].parent {
+		tour[k] = int(arena[i].node)
+	}
+	return tour
+}
+
 // Late serves every customer of inst with the least total lateness (TSPTW:
-// Σ max(0, arrival − due); TSPDL: Σ load above the limits) the search
-// finds, then the shortest tour at that lateness: the lateness search
+// Σ max(0, arrival − due); TSPDL: Σ load above the limits), then the
+// shortest tour at that lateness: exactly up to MaxExactLate customers
+// (exactLate); above, the least the search finds: the lateness search
 // (localsearch.FindFeasible) from the starts, then the local search's
 // descent on (excess, length), which never adds lateness. A feasible
 // start, or a feasible tour found, is returned as it is found and
@@ -437,6 +542,16 @@ func Late(inst *lazymask.Instance, starts [][]int, opt Options) ([]int, lazymask
 		return nil, lazymask.Result{}, fmt.Errorf("late %s: %w", inst.Name, err)
 	}
 	deadline := began.Add(opt.limit())
+	if inst.N-1 <= MaxExactLate {
+		if tour := exactLate(inst, deadline); tour != nil {
+			res, err := lazymask.Check(inst, tour)
+			var ie *lazymask.InfeasibleError
+			if err != nil && !errors.As(err, &ie) {
+				return nil, res, fmt.Errorf("late %s: %w", inst.Name, err)
+			}
+			return tour, res, nil
+		}
+	}
 	var pool [][]int
 	for _, s := range starts {
 		if _, err := lazymask.Check(inst, s); err == nil || errors.As(err, new(*lazymask.InfeasibleError)) {

@@ -381,3 +381,44 @@ func orderTour(in *lazymask.Instance) []int {
 	})
 	return append([]int{0}, t...)
 }
+
+// TestLateExactAgainstPermutations: on small days (5 to 7 customers) of
+// both problems, with planted conflicts and random narrow windows or
+// limits, late's tour has the least excess lateness of all orders (by
+// enumerating them, with the checker's replay), then the least length.
+func TestLateExactAgainstPermutations(t *testing.T) {
+	for _, p := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
+		for _, kind := range []string{"random", datasets.PlantUnreachable, datasets.PlantPair, datasets.PlantTriple} {
+			for s := range 4 {
+				in := day(t, p, 6+s%3, datasets.Medium, kind, uint64(700+s))
+				tour, res, err := Late(in.Clone(), nil, Options{Seed: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := res.Verdict()
+				perm := customers(in)
+				bestEx, bestCost := math.Inf(1), math.Inf(1)
+				var rec func(k int)
+				rec = func(k int) {
+					if k == len(perm) {
+						r, _ := lazymask.Check(in, append([]int{0}, perm...))
+						v := r.Verdict()
+						if v.Excess < bestEx-1e-9 || (v.Excess <= bestEx+1e-9 && v.Cost < bestCost) {
+							bestEx, bestCost = v.Excess, v.Cost
+						}
+						return
+					}
+					for i := k; i < len(perm); i++ {
+						perm[k], perm[i] = perm[i], perm[k]
+						rec(k + 1)
+						perm[k], perm[i] = perm[i], perm[k]
+					}
+				}
+				rec(0)
+				if math.Abs(got.Excess-bestEx) > 1e-9 || math.Abs(got.Cost-bestCost) > 1e-9 {
+					t.Fatalf("%s %s %d: late tour %v excess %v cost %v, best order excess %v cost %v", p, kind, s, tour, got.Excess, got.Cost, bestEx, bestCost)
+				}
+			}
+		}
+	}
+}
