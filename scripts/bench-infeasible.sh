@@ -48,4 +48,8 @@ print(f"{'  + --infeasible drop':<32} {t['drop'][0]:>8.2f} {t['drop'][1]:>8.2f} 
 print(f"explain: {st['feasible']} feasible, {st['infeasible']} infeasible ({sum(1 for e in inf if e['irreducible'])} irreducible; "
       f"conflicts of {', '.join(f'{k}: {sizes.count(k)}' for k in sorted(set(sizes)))} stops), {st['unknown']} unknown")
 print(f"drop: {chk['dropped_stops']} stops dropped over {chk['dropped_instances']} instances; inst_infeasible {100 * chk['inst_infeasible']:.1f}%")
+for run in ("best", "drop"):
+    for l in open(f"{d}/{run}.txt"):
+        if l.startswith(("feasible tour by", "time split")):
+            print(f"{run}: {l.strip()}")
 PY
