@@ -263,7 +263,7 @@ func TestExplainAndDropAgainstOracle(t *testing.T) {
 func TestGreedyDropLarger(t *testing.T) {
 	for s, kind := range datasets.PlantKinds {
 		in := day(t, lazymask.TSPTW, 40, datasets.Medium, kind, uint64(300+s))
-		ex, err := Explain(in.Clone(), Options{TimeLimit: 2 * time.Second, Seed: 1})
+		ex, err := Explain(in.Clone(), Options{TimeLimit: 10 * time.Second, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +273,7 @@ func TestGreedyDropLarger(t *testing.T) {
 		if oracleFeasible(in, ex.Conflict) {
 			t.Fatalf("%s: conflict %v feasible alone", kind, ex.Conflict)
 		}
-		dr, err := Drop(in.Clone(), nil, Options{TimeLimit: 2 * time.Second, Seed: 1})
+		dr, err := Drop(in.Clone(), nil, Options{TimeLimit: 10 * time.Second, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
