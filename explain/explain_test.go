@@ -362,8 +362,8 @@ func TestLateServesAll(t *testing.T) {
 			t.Fatal(err)
 		}
 		order, _ := lazymask.Check(in, orderTour(in))
-		if len(tour) != in.N || res.TotalViolation > order.TotalViolation+1e-9 {
-			t.Fatalf("lateness %v, urgency order %v", res.TotalViolation, order.TotalViolation)
+		if len(tour) != in.N || res.Verdict().Excess > order.Verdict().Excess+1e-9 {
+			t.Fatalf("lateness %v, urgency order %v", res.Verdict().Excess, order.Verdict().Excess)
 		}
 	}
 }
