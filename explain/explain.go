@@ -199,8 +199,8 @@ func (c *checker) explain() Explanation {
 
 // feasible answers whether the customers of set (any order) have a
 // feasible tour serving them alone, with that tour (inst's node ids) where
-// it does. full says that set is every customer: the search then gets
-// half the time left, a subset a smaller part.
+// it does. full says that set is every customer: the search then also
+// gets the time the proof leaves.
 func (c *checker) feasible(set []int, full bool) (verdict, []int) {
 	if len(set) == 0 {
 		return yes, []int{0}
@@ -236,28 +236,35 @@ func (c *checker) feasible(set []int, full bool) (verdict, []int) {
 	if c.certificateIn(set) != nil {
 		return no, nil
 	}
+	// A short search first (it finds most tours in milliseconds), then a
+	// proof in half the time left, then, for the whole instance, the
+	// search again with the rest: an infeasible set pays the search's
+	// share only once before its proof.
 	left := c.left()
 	if left <= 0 {
 		return unknown, nil
 	}
-	search := left / 8
-	if full {
-		search = left / 2
+	search := func(limit time.Duration) []int {
+		fo := localsearch.FeasibleOptions{TimeLimit: max(limit, time.Millisecond), Seed: c.opt.Seed}
+		if r, err := localsearch.FindFeasible(sub, nil, fo); err == nil && r.Feasible {
+			return back(r.Tour)
+		}
+		return nil
 	}
-	fo := localsearch.FeasibleOptions{TimeLimit: max(search, time.Millisecond), Seed: c.opt.Seed}
-	if r, err := localsearch.FindFeasible(sub, nil, fo); err == nil && r.Feasible {
-		return yes, back(r.Tour)
+	if t := search(left / 8); t != nil {
+		return yes, t
 	}
-	dl := c.deadline
-	if !full {
-		dl = time.Now().Add(c.left() / 2)
-	}
-	res, err := exact.Solve(sub, exact.Options{Deadline: dl})
+	res, err := exact.Solve(sub, exact.Options{Deadline: time.Now().Add(c.left() / 2)})
 	switch {
 	case err == nil:
 		return yes, back(res.Tour)
 	case errors.Is(err, exact.ErrInfeasible):
 		return no, nil
+	}
+	if full && c.left() > 0 {
+		if t := search(c.left()); t != nil {
+			return yes, t
+		}
 	}
 	return unknown, nil
 }
