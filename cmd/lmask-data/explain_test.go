@@ -169,3 +169,24 @@ func TestDroppedExportAndCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateInfeasible: generate --infeasible makes the share it is
+// given infeasible, evenly spread, and explain finds exactly those.
+func TestGenerateInfeasible(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"tsptw", "tspdl"} {
+		ip := filepath.Join(dir, p+".parquet")
+		o, err := runCLI(t, "generate", "--problem", p, "--size", "12", "--hardness", "hard", "--count", "8", "--seed", "5", "--infeasible", "0.25", "--out", ip)
+		if err != nil || !strings.Contains(o, "made 2 instances infeasible") {
+			t.Fatalf("generate %s: %v\n%s", p, err, o)
+		}
+		o, err = runCLI(t, "explain", "--instances", ip)
+		if err != nil || !strings.Contains(o, "8 instances: 6 feasible, 2 infeasible, 0 unknown") ||
+			!strings.Contains(o, "\n3 "+p+"12-hard-s5-3: infeasible; conflict ") || !strings.Contains(o, "\n7 "+p+"12-hard-s5-7: infeasible; conflict ") {
+			t.Fatalf("explain %s: %v\n%s", p, err, o)
+		}
+	}
+	if _, err := runCLI(t, "generate", "--problem", "tsptw", "--size", "12", "--hardness", "hard", "--count", "8", "--seed", "5", "--infeasible", "2", "--out", filepath.Join(dir, "x.parquet")); err == nil || !strings.Contains(err.Error(), "--infeasible 2") {
+		t.Fatalf("--infeasible 2: %v", err)
+	}
+}
