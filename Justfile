@@ -98,6 +98,10 @@ test-short:
 bench-rescue count="10000" size="100" *flags="":
     bash scripts/bench-rescue.sh {{count}} {{size}} {{flags}}
 
+# Infeasible days: COUNT generated TSPTW-50 instances, a tenth made infeasible; CPU time of explain and --infeasible drop against --preset best.
+bench-infeasible count="1000" model="models/pretrained/tsptw50-medium":
+    bash scripts/bench-infeasible.sh {{count}} {{model}}
+
 # Peak RSS of lmask-infer on a file of SMALL and of LARGE generated instances, and on one shard of the large one.
 rss-infer small="10000" large="100000":
     bash scripts/rss-infer.sh {{small}} {{large}}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/lmask/lmask/lazymask"
 )
@@ -70,6 +72,15 @@ type Metrics struct {
 	// Best is the best feasible length per instance (+Inf when none),
 	// filled by Evaluate only.
 	Best []float64 `json:"-"`
+	// Apart from the paper's metrics, for instances without a feasible
+	// tour: DropInstances have a served tour that leaves DroppedStops
+	// customers out in all (--infeasible drop; the fewest-drop feasible
+	// served tour of each); LateInstances have a tour of every stop
+	// served late, Lateness their least total lateness summed (original
+	// units: × Scale for TSPTW; TSPDL excess load as stored).
+	DropInstances, DroppedStops int
+	LateInstances               int
+	Lateness                    float64
 }
 
 // WorstCount is how many of the worst instances Metrics names.
@@ -123,6 +134,8 @@ type Tally struct {
 	m        Metrics
 	sumLen   float64
 	resolved bool
+	dropped  map[int64]int     // per instance: fewest customers a feasible served tour drops
+	late     map[int64]float64 // per instance: least total lateness of a late row (original units)
 }
 
 // NewTally returns a Tally for a set of n instances (indices 0..n−1).
@@ -259,6 +272,61 @@ func (t *Tally) add(index int64, inst *lazymask.Instance, tour []int, row bool) 
 	return res, nil
 }
 
+// AddDropped replays a tour that serves only some nodes of an added
+// instance (tour from the depot, dropped the customers left out) with
+// lazymask.CheckServed. It is not a solution row and does not compete for
+// the instance's best (the paper's metrics count only tours of every
+// node); a feasible one counts in DropInstances and DroppedStops (the
+// fewest drops of the instance's rows). A malformed pair (served and
+// dropped not every node exactly once) returns the *lazymask.TourError
+// (wrapped).
+func (t *Tally) AddDropped(index int64, inst *lazymask.Instance, tour, dropped []int) (lazymask.Result, error) {
+	if err := t.inRange(index); err != nil {
+		return lazymask.Result{}, err
+	}
+	i := index - t.off
+	if !t.added[i] {
+		return lazymask.Result{}, fmt.Errorf("metrics: row of instance %d before the instance", index)
+	}
+	res, err := lazymask.CheckServed(inst, tour, dropped)
+	var te *lazymask.TourError
+	if asTourError(err, &te) {
+		return res, fmt.Errorf("instance %d: %w", index, err)
+	}
+	t.named[i] = true
+	if res.Feasible {
+		if t.dropped == nil {
+			t.dropped = map[int64]int{}
+		}
+		if k, ok := t.dropped[index]; !ok || len(dropped) < k {
+			t.dropped[index] = len(dropped)
+		}
+	}
+	return res, nil
+}
+
+// AddLate is AddRow (row true) or AddCandidate for a tour that serves
+// every stop of an instance without a feasible tour as little late as it
+// can (--infeasible late); where it is not feasible its total violation
+// counts in LateInstances and Lateness (the least of the instance's).
+func (t *Tally) AddLate(index int64, inst *lazymask.Instance, tour []int, row bool) (lazymask.Result, error) {
+	res, err := t.add(index, inst, tour, row)
+	if err != nil || tour == nil || res.Feasible {
+		return res, err
+	}
+	v := res.TotalViolation
+	if inst.Problem == lazymask.TSPTW {
+		v *= inst.Scale
+	}
+	if t.late == nil {
+		t.late = map[int64]float64{}
+	}
+	if old, ok := t.late[index]; !ok || v < old {
+		t.late[index] = v
+	}
+	return res, nil
+}
+
 func (t *Tally) inRange(index int64) error {
 	if index < t.off || index >= t.off+int64(t.n) {
 		return fmt.Errorf("metrics: instance %d out of range [%d,%d)", index, t.off, t.off+int64(t.n))
@@ -324,6 +392,18 @@ func (t *Tally) Metrics() Metrics {
 		m.GapFeasibleRef = sumFeasRef / float64(m.GapFeasibleRefCount)
 	}
 	m.setWorst(gaps)
+	for idx, k := range t.dropped {
+		if math.IsInf(t.best[idx-t.off], 1) {
+			m.DropInstances++
+			m.DroppedStops += k
+		}
+	}
+	for _, idx := range slices.Sorted(maps.Keys(t.late)) { // a fixed order: the same sum every run
+		if v := t.late[idx]; math.IsInf(t.best[idx-t.off], 1) {
+			m.LateInstances++
+			m.Lateness += v
+		}
+	}
 	return m
 }
 
@@ -383,7 +463,19 @@ func evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution, div 
 		}
 		var feasible [][]int
 		for _, r := range rows {
-			res, err := t.AddRow(int64(i), inst, sols[r].Tour)
+			if sols[r].Dropped != nil {
+				if _, err := t.AddDropped(int64(i), inst, sols[r].Tour, sols[r].Dropped); err != nil {
+					return Metrics{}, &RowError{File: "solutions", Row: int64(r), Field: "dropped", Err: err}
+				}
+				continue
+			}
+			add := t.AddRow
+			if IsLateSource(sols[r].Source) {
+				add = func(i int64, in *lazymask.Instance, tour []int) (lazymask.Result, error) {
+					return t.AddLate(i, in, tour, true)
+				}
+			}
+			res, err := add(int64(i), inst, sols[r].Tour)
 			if err != nil {
 				return Metrics{}, &RowError{File: "solutions", Row: int64(r), Field: "tour", Err: err}
 			}
@@ -398,6 +490,14 @@ func evaluate(insts []*lazymask.Instance, sols []Solution, refs []Solution, div 
 	div.finish()
 	return m, nil
 }
+
+// LateSuffix ends the source of a row that serves every stop of an
+// instance without a feasible tour with the least lateness found
+// (lmask-infer --infeasible late writes "lmask+late").
+const LateSuffix = "+late"
+
+// IsLateSource reports whether a row's source marks such a tour.
+func IsLateSource(source string) bool { return strings.HasSuffix(source, LateSuffix) }
 
 // rowsByInstance lists, for each of n instances, the rows of sols that name
 // it, in file order; a row naming an instance out of range is a *RowError
@@ -431,9 +531,9 @@ func (f jsonNum) MarshalJSON() ([]byte, error) {
 // mean_length, feasible_tours, violating_tours, missing_tours,
 // unsolved_instances, max_violation, obj_count, gap_count,
 // gap_feasible_ref_count, references, ref_infeasible, ref_without_tour,
-// gap_p95, gap_p99, gap_max, gap_percentiles (the rule: "nearest-rank")
-// and worst_instances (a list of {instance, name, gap}, largest gap
-// first). Undefined values (NaN) are written as null.
+// gap_p95, gap_p99, gap_max, gap_percentiles (the rule: "nearest-rank"),
+// worst_instances (a list of {instance, name, gap}, largest gap first),
+// dropped_instances, dropped_stops, late_instances and lateness. Undefined values (NaN) are written as null.
 func (m Metrics) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m.jsonFields())
 }
@@ -460,6 +560,8 @@ func (m Metrics) jsonFields() map[string]any {
 		"references": m.References, "ref_infeasible": m.RefInfeasible, "ref_without_tour": m.RefWithoutTour,
 		"gap_p95": jsonNum(m.GapP95), "gap_p99": jsonNum(m.GapP99), "gap_max": jsonNum(m.GapMax),
 		"gap_percentiles": "nearest-rank", "worst_instances": worst,
+		"dropped_instances": m.DropInstances, "dropped_stops": m.DroppedStops,
+		"late_instances": m.LateInstances, "lateness": jsonNum(m.Lateness),
 	}
 }
 

@@ -47,6 +47,12 @@ func (m Metrics) WriteTable(w io.Writer, gap bool) {
 	if m.Tours > 0 {
 		line("mean_length", "%.6g", m.MeanLength)
 	}
+	if m.DropInstances > 0 {
+		line("dropped", "%d stops left out of the served tours of %d instances without a feasible tour of every stop (not in the metrics above)", m.DroppedStops, m.DropInstances)
+	}
+	if m.LateInstances > 0 {
+		line("lateness", "%.6g in all, over %d instances without a feasible tour served late (not in the metrics above)", m.Lateness, m.LateInstances)
+	}
 }
 
 // WriteTable writes d's lines in the layout of Metrics.WriteTable (nothing

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -33,6 +34,10 @@ type ExportOptions struct {
 type ExportSummary struct {
 	Instances, Tours, Stops      int
 	Feasible, Infeasible, NoTour int
+	// Partial counts the instances whose best row serves only some stops
+	// (also counted as Feasible or Infeasible by its served tour), and
+	// Dropped the stops those rows leave out.
+	Partial, Dropped int
 	// Cost is the sum over the instances' best tours of the cost in
 	// original units (the checker's length × Scale).
 	Cost float64
@@ -48,8 +53,11 @@ type TourSchedule struct {
 	Source   string
 	Best     bool
 	Tour     []int // nil when the row has no tour
-	Stops    []lazymask.Stop
-	Result   lazymask.Result
+	// Dropped lists the customers a tour that serves only some leaves out
+	// (Tour then lists the served nodes alone).
+	Dropped []int
+	Stops   []lazymask.Stop
+	Result  lazymask.Result
 	// First is the checker's first violation (nil when feasible or no tour).
 	First *lazymask.InfeasibleError
 }
@@ -75,16 +83,29 @@ func (s *TourSchedule) Verdict() string {
 		return "feasible"
 	}
 	f := s.First
-	if f.Rule == lazymask.RuleDraftLimit {
-		return fmt.Sprintf("infeasible: step %d, node %d: load %s above its draft limit %s", f.Step, f.Node, num(f.Value), num(f.Limit))
-	}
 	sc := s.Instance.Scale
-	return fmt.Sprintf("infeasible: step %d, node %d: arrival %s after its due time %s", f.Step, f.Node, num(f.Value*sc), num(f.Limit*sc))
+	// A tour of every stop served late on purpose (--infeasible late)
+	// says how late in all first.
+	late := ""
+	if IsLateSource(s.Source) {
+		total := s.Result.TotalViolation
+		if f.Rule == lazymask.RuleTimeWindow {
+			total *= sc
+		}
+		late = fmt.Sprintf("late at %d stops, %s in all; the first: ", s.Result.ViolatedNodes, num(total))
+	}
+	if f.Rule == lazymask.RuleDraftLimit {
+		return fmt.Sprintf("infeasible: %sstep %d, node %d: load %s above its draft limit %s", late, f.Step, f.Node, num(f.Value), num(f.Limit))
+	}
+	return fmt.Sprintf("infeasible: %sstep %d, node %d: arrival %s after its due time %s", late, f.Step, f.Node, num(f.Value*sc), num(f.Limit*sc))
 }
 
 // Schedules replays every solution row of each instance (or, without all,
 // only its best row by lazymask.Compare, ties to the earlier row, as the
-// metrics choose) and calls emit in instance order. An instance without any
+// metrics choose; a feasible tour that serves only some stops ranks after
+// a feasible tour of every stop and before any infeasible one, the fewer
+// dropped first) and calls emit in instance order. A row with dropped
+// stops is replayed by lazymask.ScheduleServed. An instance without any
 // row gets one schedule without a tour. A row naming an unknown instance
 // or carrying a malformed tour is a *RowError of file "solutions".
 func Schedules(insts []*lazymask.Instance, sols []Solution, all bool, emit func(*TourSchedule) error) error {
@@ -96,20 +117,30 @@ func Schedules(insts []*lazymask.Instance, sols []Solution, all bool, emit func(
 		inst := insts[i].Clone() // the replay caches a matrix: one per instance at a time
 		var out []*TourSchedule
 		best := -1
-		var bestV lazymask.Verdict
+		var bestV rowVerdict
 		for _, r := range rows {
-			ts := &TourSchedule{Instance: inst, Index: int64(i), Row: int64(r), Source: sols[r].Source, Tour: sols[r].Tour}
-			var v lazymask.Verdict
+			ts := &TourSchedule{Instance: inst, Index: int64(i), Row: int64(r), Source: sols[r].Source, Tour: sols[r].Tour, Dropped: sols[r].Dropped}
+			var v rowVerdict
 			if ts.Tour != nil {
-				stops, res, err := lazymask.Schedule(inst, ts.Tour)
+				var stops []lazymask.Stop
+				var res lazymask.Result
+				var err error
+				field := "tour"
+				if ts.Dropped != nil {
+					stops, res, err = lazymask.ScheduleServed(inst, ts.Tour, ts.Dropped)
+					field = "dropped"
+				} else {
+					stops, res, err = lazymask.Schedule(inst, ts.Tour)
+				}
 				var te *lazymask.TourError
 				if errors.As(err, &te) {
-					return &RowError{File: "solutions", Row: int64(r), Field: "tour", Err: err}
+					return &RowError{File: "solutions", Row: int64(r), Field: field, Err: err}
 				}
 				errors.As(err, &ts.First)
-				ts.Stops, ts.Result, v = stops, res, res.Verdict()
+				ts.Stops, ts.Result = stops, res
+				v = rowVerdict{v: res.Verdict(), partial: ts.Dropped != nil, dropped: len(ts.Dropped)}
 			}
-			if best < 0 || lazymask.Compare(v, bestV) < 0 {
+			if best < 0 || v.compare(bestV) < 0 {
 				best, bestV = len(out), v
 			}
 			out = append(out, ts)
@@ -128,6 +159,42 @@ func Schedules(insts []*lazymask.Instance, sols []Solution, all bool, emit func(
 		}
 	}
 	return nil
+}
+
+// rowVerdict ranks one row of an instance for Schedules: a feasible tour
+// of every stop first (the shorter first), then a feasible tour that
+// serves only some stops (the fewer dropped, then the shorter), then
+// complete infeasible tours (lazymask.Compare), then infeasible served
+// tours, then rows without a tour.
+type rowVerdict struct {
+	v       lazymask.Verdict
+	partial bool
+	dropped int
+}
+
+func (a rowVerdict) class() int {
+	switch {
+	case !a.v.Complete:
+		return 4
+	case a.v.Feasible && !a.partial:
+		return 0
+	case a.v.Feasible:
+		return 1
+	case !a.partial:
+		return 2
+	}
+	return 3
+}
+
+func (a rowVerdict) compare(b rowVerdict) int {
+	ca, cb := a.class(), b.class()
+	if ca != cb {
+		return cmp.Compare(ca, cb)
+	}
+	if a.partial {
+		return cmp.Or(cmp.Compare(a.dropped, b.dropped), lazymask.Compare(a.v, b.v))
+	}
+	return lazymask.Compare(a.v, b.v)
 }
 
 // ExportSchedules writes the schedules of the solutions file solPath on the
@@ -185,6 +252,10 @@ func WriteSchedules(w io.Writer, insts []*lazymask.Instance, sols []Solution, op
 			return
 		}
 		sum.Instances++
+		if ts.Dropped != nil {
+			sum.Partial++
+			sum.Dropped += len(ts.Dropped)
+		}
 		switch {
 		case ts.Tour == nil:
 			sum.NoTour++
@@ -271,6 +342,17 @@ func WriteSchedules(w io.Writer, insts []*lazymask.Instance, sols []Solution, op
 				return err
 			}
 		}
+		// The stops left out, after the tour: the node and the verdict
+		// dropped.
+		for _, k := range ts.Dropped {
+			rec = append(rec[:0], base...)
+			rec[1] = strconv.Itoa(k)
+			rec = append(rec, make([]string, len(head)-len(base)-len(tail))...)
+			rec = append(rec, tail[0], tail[1], "dropped")
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -302,6 +384,7 @@ type jsonTour struct {
 	Source   string     `json:"source"`
 	Best     bool       `json:"best"`
 	Tour     []int      `json:"tour"`
+	Dropped  []int      `json:"dropped,omitempty"`
 	Cost     *float64   `json:"cost"`
 	Feasible bool       `json:"feasible"`
 	Verdict  string     `json:"verdict"`
@@ -309,7 +392,7 @@ type jsonTour struct {
 }
 
 func jsonSchedule(ts *TourSchedule) jsonTour {
-	j := jsonTour{Instance: ts.Name(), Index: ts.Index, Source: ts.Source, Best: ts.Best, Tour: ts.Tour,
+	j := jsonTour{Instance: ts.Name(), Index: ts.Index, Source: ts.Source, Best: ts.Best, Tour: ts.Tour, Dropped: ts.Dropped,
 		Feasible: ts.Result.Feasible, Verdict: ts.Verdict(), Stops: []jsonStop{}}
 	if ts.Row >= 0 {
 		j.Row = &ts.Row

@@ -46,6 +46,7 @@ type solutionRow struct {
 	Aug           int32   `parquet:"aug"`
 	Sample        int32   `parquet:"sample"`
 	Fixed         int32   `parquet:"fixed,optional"`
+	Dropped       []int32 `parquet:"dropped,list,optional"`
 }
 
 // Solution is one tour for one instance, or a reference value without a
@@ -77,6 +78,11 @@ type Solution struct {
 	// Tour (the depot included) a model decoded before the search completed
 	// the rest; imitation learns only the steps after them. 0 elsewhere.
 	Fixed int
+	// Dropped lists the customers a tour that serves only some of them
+	// leaves out (lmask-infer --infeasible drop); Tour then lists the
+	// served nodes alone, from the depot, and lazymask.CheckServed
+	// replays it. Nil for a tour of every node.
+	Dropped []int
 }
 
 // Checked returns a Solution for tour filled with the checker's verdict on
@@ -200,6 +206,9 @@ func toSolutionRow(s *Solution) solutionRow {
 			r.Tour[i] = int32(v)
 		}
 	}
+	for _, v := range s.Dropped {
+		r.Dropped = append(r.Dropped, int32(v))
+	}
 	return r
 }
 
@@ -233,6 +242,18 @@ func fromSolutionRow(file string, row int64, r *solutionRow) (Solution, error) {
 		s.Tour = make([]int, len(r.Tour))
 		for i, v := range r.Tour {
 			s.Tour[i] = int(v)
+		}
+	}
+	if len(r.Dropped) != 0 {
+		if len(r.Tour) == 0 {
+			return Solution{}, fail("dropped", "dropped nodes %v without a served tour", r.Dropped)
+		}
+		s.Dropped = make([]int, len(r.Dropped))
+		for i, v := range r.Dropped {
+			if v < 1 {
+				return Solution{}, fail("dropped", "dropped node %d: only customers (1 …) can be dropped", v)
+			}
+			s.Dropped[i] = int(v)
 		}
 	}
 	return s, nil

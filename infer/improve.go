@@ -38,7 +38,7 @@ func improveRows(ctx context.Context, insts []*lazymask.Instance, sols []dataset
 	var jobs []solve.Job
 	var rows []int
 	for r, s := range sols {
-		if s.Tour == nil {
+		if s.Tour == nil || s.Dropped != nil { // a served tour stays as it is
 			continue
 		}
 		if err := instanceInRange(file, r, s.Instance, len(insts)); err != nil {

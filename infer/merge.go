@@ -184,7 +184,7 @@ func Merge(ctx context.Context, opt MergeOptions) (Merged, error) {
 			}
 			if tl != nil {
 				in, _ := ins.at(idx)
-				if _, err := tl.AddRow(idx, in, s.Tour); err != nil {
+				if err := tallyRow(tl, idx, in, s); err != nil {
 					return Merged{}, fmt.Errorf("merge: %w", &datasets.RowError{File: c.path, Row: c.row(), Field: "tour", Err: err})
 				}
 			}
@@ -403,4 +403,19 @@ func (s *instanceStream) at(idx int64) (*lazymask.Instance, error) {
 		s.b = b
 	}
 	return s.b.Instances[idx-s.b.Offset], nil
+}
+
+// tallyRow counts one solutions row as check does: a served tour with
+// dropped stops apart, a late one with its lateness, any other as a row.
+func tallyRow(tl *datasets.Tally, idx int64, in *lazymask.Instance, s *datasets.Solution) error {
+	var err error
+	switch {
+	case s.Dropped != nil:
+		_, err = tl.AddDropped(idx, in, s.Tour, s.Dropped)
+	case datasets.IsLateSource(s.Source):
+		_, err = tl.AddLate(idx, in, s.Tour, true)
+	default:
+		_, err = tl.AddRow(idx, in, s.Tour)
+	}
+	return err
 }

@@ -77,6 +77,10 @@ func (opt Options) rescueAll(ctx context.Context, s *engine.Solver, insts []*laz
 		case opt.RescueTime <= 0:
 			fb.add(engine.StepNone)
 			continue
+		case opt.proven(in):
+			fb.add(engine.StepNone)
+			fb.NoTour++
+			continue
 		}
 		var starts [][]int
 		for _, t := range sols[i].Tours {

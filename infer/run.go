@@ -84,6 +84,13 @@ type Options struct {
 	// where that is larger).
 	RescueTime   time.Duration
 	RescueBudget int
+	// Infeasible is what an instance still without a feasible tour gets
+	// (InfeasibleNone, InfeasibleDrop, InfeasibleLate; "" is none), each
+	// in at most InfeasibleTime (0: explain.DefaultTime). With drop or
+	// late, an instance the quick certificates prove infeasible skips the
+	// escalation.
+	Infeasible     string
+	InfeasibleTime time.Duration
 	// Log receives notes and warnings (nil: discarded).
 	Log io.Writer
 	// Progress, if set, is called serially with the instances finished of
@@ -245,6 +252,11 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 			return Summary{}, err
 		}
 		rescueTime += took
+		settled, took, err := opt.settleAll(insts, sols, improved, rescues, eng.Options().Workers)
+		if err != nil {
+			return Summary{}, err
+		}
+		rescueTime += took
 		t0 = time.Now()
 		perInst := decode.Seconds() / float64(len(insts))
 		for i, in := range insts {
@@ -260,6 +272,9 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 				return Summary{}, err
 			}
 			if err := writeRescued(w, tl, in, idx, rescues[i], perInst); err != nil {
+				return Summary{}, err
+			}
+			if err := writeSettled(w, tl, in, idx, settled[i], perInst); err != nil {
 				return Summary{}, err
 			}
 		}

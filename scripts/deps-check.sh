@@ -9,10 +9,10 @@ deny() { # package, regexp of forbidden imports
   bad=$(go list -deps "./$1" | grep -E "$2" || true)
   if [ -n "$bad" ]; then echo "deps-check: $1 must not depend on:"; echo "$bad" | sed 's/^/  /'; fail=1; fi
 }
-# lazymask, localsearch, solve and exact: standard library (and lazymask, localsearch) only.
-for p in lazymask localsearch solve exact; do
+# lazymask, localsearch, solve, exact and explain: standard library (and lazymask, localsearch, exact) only.
+for p in lazymask localsearch solve exact explain; do
   [ -d "$p" ] || continue
-  bad=$(go list -deps "./$p" | grep '\.' | grep -vE "^$mod/(lazymask|localsearch|solve|exact)\$" || true)
+  bad=$(go list -deps "./$p" | grep '\.' | grep -vE "^$mod/(lazymask|localsearch|solve|exact|explain)\$" || true)
   if [ -n "$bad" ]; then echo "deps-check: $p must use the standard library only, found:"; echo "$bad" | sed 's/^/  /'; fail=1; fi
 done
 deny models/features 'gomlx|onnxruntime|parquet'

@@ -22,6 +22,7 @@ func init() {
 			&cli.StringFlag{Name: "out", Usage: "output Parquet file", Required: true},
 			&cli.Float64Flag{Name: "width", Usage: "maximum window width W of hard TSPTW, raw units", Value: datasets.DefaultWidth},
 			&cli.IntFlag{Name: "row-group", Usage: "rows per Parquet row group", Value: datasets.DefaultRowGroupRows},
+			&cli.Float64Flag{Name: "infeasible", Usage: "make this share of the instances infeasible, evenly spread, cycling through an unreachable stop, a pair and a triple that exclude each other (TSPTW windows, TSPDL draft limits); they get no known tour (0 = none)"},
 		},
 		Action: generateAction,
 	})
@@ -43,9 +44,23 @@ func generateAction(c *cli.Context) error {
 	}
 	cfg := datasets.GenConfig{Problem: p, N: c.Int("size"), Hardness: c.String("hardness"),
 		Seed: c.Uint64("seed"), Width: c.Float64("width")}
-	meta, err := datasets.GenerateFile(c.String("out"), cfg, c.Int("count"), datasets.WriterOptions{RowGroupRows: c.Int("row-group")})
+	share := c.Float64("infeasible")
+	if !(share >= 0 && share <= 1) {
+		return fmt.Errorf("generate: --infeasible %v: want a share in [0, 1]", share)
+	}
+	wo := datasets.WriterOptions{RowGroupRows: c.Int("row-group")}
+	var meta datasets.Metadata
+	var planted []int64
+	if share > 0 {
+		meta, planted, err = datasets.GenerateInfeasibleFile(c.String("out"), cfg, c.Int("count"), share, wo)
+	} else {
+		meta, err = datasets.GenerateFile(c.String("out"), cfg, c.Int("count"), wo)
+	}
 	if err != nil {
 		return fmt.Errorf("generate: %w", err)
+	}
+	if share > 0 {
+		fmt.Fprintf(c.App.Writer, "made %d instances infeasible\n", len(planted))
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %d %s-%d %s instances (seed %d, scale %g) to %s\n",
 		meta.Count, meta.Problem, meta.Size, meta.Hardness, meta.Seed, meta.Scale, c.String("out"))

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/explain"
 	"github.com/lmask/lmask/infer"
 	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
@@ -60,6 +61,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "search time as a share of the decode time, backtracking left out (0 = off; at most 1000)"},
 			&cli.IntFlag{Name: "neural-kicks", Value: 0, Usage: "after the search, this many kicks per instance that re-decode the best tour's end with the model (0 = off)"},
 			&cli.StringFlag{Name: "neural-cut", Value: "random", Usage: "where a neural kick cuts the tour: random, or doubt (before the steps the model finds least likely)"},
+			&cli.StringFlag{Name: "infeasible", Value: infer.InfeasibleNone, Usage: "for an instance without a feasible tour: none, drop (serve the most stops) or late (serve all, least lateness)"},
+			&cli.DurationFlag{Name: "infeasible-time", Value: explain.DefaultTime, Usage: "time for each instance's --infeasible drop or late"},
 		},
 		Action: func(c *cli.Context) error {
 			opt, metrics, err := parseOptions(c, d, stderr)
@@ -140,6 +143,10 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	if opt.NeuralKicks.Cut, err = solve.ParseCutRule(c.String("neural-cut")); err != nil {
 		return opt, "", cliapp.Usagef("--neural-cut: %w", err)
 	}
+	if opt.Infeasible, err = infer.ParseInfeasible(c.String("infeasible")); err != nil {
+		return opt, "", cliapp.Usagef("--infeasible %w", err)
+	}
+	opt.InfeasibleTime = c.Duration("infeasible-time")
 	if !opt.Improve && !c.IsSet("improve-share") {
 		opt.ImproveShare = 0 // a preset's share means nothing without the search
 	}
@@ -167,6 +174,8 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 		return opt, "", cliapp.Usagef("--improve-budget, --improve-kicks and --improve-starts must be ≥ 0")
 	case !(opt.ImproveShare >= 0 && opt.ImproveShare <= solve.MaxShare):
 		return opt, "", cliapp.Usagef("--improve-share %v: want a share in [0, %d]", opt.ImproveShare, solve.MaxShare)
+	case opt.InfeasibleTime <= 0:
+		return opt, "", cliapp.Usagef("--infeasible-time %v: want a time > 0", opt.InfeasibleTime)
 	case opt.RescueTime < 0 || opt.RescueBudget < 1:
 		return opt, "", cliapp.Usagef("--rescue-time %v, --rescue-budget %d: want a time ≥ 0 and a budget ≥ 1", opt.RescueTime, opt.RescueBudget)
 	case opt.ImproveShare > 0 && !opt.Improve:

@@ -1,0 +1,32 @@
+package explain
+
+import (
+	"sync"
+
+	"github.com/lmask/lmask/lazymask"
+)
+
+// All explains every instance on workers goroutines (at least one), each
+// instance with its own copy, so the results do not depend on the worker
+// count (up to the time limits). errs[i] is Explain's error for insts[i].
+func All(insts []*lazymask.Instance, opt Options, workers int) ([]Explanation, []error) {
+	out := make([]Explanation, len(insts))
+	errs := make([]error, len(insts))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = Explain(insts[i].Clone(), opt)
+			}
+		}()
+	}
+	for i := range insts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, errs
+}
