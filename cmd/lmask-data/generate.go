@@ -22,7 +22,7 @@ func init() {
 			&cli.StringFlag{Name: "out", Usage: "output Parquet file", Required: true},
 			&cli.Float64Flag{Name: "width", Usage: "maximum window width W of hard TSPTW, raw units", Value: datasets.DefaultWidth},
 			&cli.IntFlag{Name: "row-group", Usage: "rows per Parquet row group", Value: datasets.DefaultRowGroupRows},
-			&cli.Float64Flag{Name: "infeasible", Usage: "make this share of the instances infeasible, evenly spread, cycling through an unreachable stop, a pair and a triple that exclude each other (TSPTW windows, TSPDL draft limits); they get no known tour (0 = none)"},
+			&cli.Float64Flag{Name: "infeasible", Usage: "share of instances made infeasible (an unreachable stop, a pair, a triple in turn; 0 = none)"},
 		},
 		Action: generateAction,
 	})
