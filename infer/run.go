@@ -9,6 +9,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/internal/cputime"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
 	"github.com/lmask/lmask/solve"
@@ -76,6 +77,18 @@ type Options struct {
 	// where that is larger).
 	RescueTime   time.Duration
 	RescueBudget int
+	// Starts is where the search's starting tours come from: StartsNetwork
+	// ("" too) decodes them with Model; StartsRandomL and StartsUrgency
+	// build them without a model (runWithoutNetwork; Decode.Samples
+	// Random-L tours per instance, HeuristicSamples where 0).
+	Starts string
+	// CPUBudget, for starts without a network, is the run's CPU time
+	// (user + sys, from the start of Run: opening the data, building the
+	// starts, the search, writing): the search of each instance gets its
+	// part of what the starts leave by solve.Weight, and replaces the time
+	// share (ImproveShare) a decode would give. CPUPerInstance is the same
+	// per instance solved (CPUBudget = CPUPerInstance × instances).
+	CPUBudget, CPUPerInstance time.Duration
 	// Log receives notes and warnings (nil: discarded).
 	Log io.Writer
 	// Progress, if set, is called serially with the instances finished of
@@ -84,12 +97,40 @@ type Options struct {
 }
 
 // Run solves opt.Data into opt.Out and returns the metrics of the rows it
-// solved. Nothing is written on error or cancellation (ctx's error).
+// solved, with the CPU time the run took (Summary.CPUSeconds). The starts
+// of the search come from opt.Model (Starts network) or from a heuristic
+// without a model (runWithoutNetwork). Nothing is written on error or
+// cancellation (ctx's error).
 func Run(ctx context.Context, opt Options) (Summary, error) {
-	start := time.Now()
+	start, cpu0 := time.Now(), cputime.Process()
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
+	starts, err := ParseStarts(opt.Starts)
+	if err != nil {
+		return Summary{}, err
+	}
+	opt.Starts = starts
+	var sum Summary
+	switch {
+	case starts != StartsNetwork:
+		sum, err = runWithoutNetwork(ctx, opt, start, cpu0)
+	case opt.CPUBudget != 0 || opt.CPUPerInstance != 0:
+		return Summary{}, fmt.Errorf("a CPU budget applies to starts without a network (%s or %s); the network's search takes its time from the decode", StartsRandomL, StartsUrgency)
+	case opt.Model == "":
+		return Summary{}, errors.New("no model: starts from the network need a model directory")
+	default:
+		sum, err = runNetwork(ctx, opt, start)
+	}
+	if err != nil {
+		return Summary{}, err
+	}
+	sum.CPUSeconds = (cputime.Process() - cpu0).Seconds()
+	return sum, nil
+}
+
+// runNetwork is Run with starts decoded by the model.
+func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, error) {
 	var ioTime, lsTime, rescueTime time.Duration
 	eng, err := engine.Open(opt.Model, opt.Engine)
 	if err != nil {
@@ -240,7 +281,7 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 			if improved != nil && improved[i].Improved {
 				r = &improved[i]
 			}
-			if err := writeInstance(w, in, idx, &sols[i], r, opt.AllTours, perInst); err != nil {
+			if err := writeInstance(w, in, idx, &sols[i], r, opt.AllTours, perInst, Source); err != nil {
 				return Summary{}, err
 			}
 			if err := tally(tl, idx, in, &sols[i], r); err != nil {
@@ -315,23 +356,24 @@ func farFromTrainSize(n, train int) bool {
 }
 
 // writeInstance writes the best tour (or all tours) of one instance, and
-// the improved tour r when the local search found one.
+// the improved tour r when the local search found one (source: the
+// decoded tours' source, "+ls" appended for r's).
 func writeInstance(w *datasets.SolutionWriter, in *lazymask.Instance, idx int64, s *engine.Solution,
-	r *solve.Result, all bool, seconds float64) error {
+	r *solve.Result, all bool, seconds float64, source string) error {
 	tours := []engine.Tour{s.Best}
 	if all {
 		tours = s.Tours
 	}
 	for _, t := range tours {
 		if all || r == nil {
-			row := solutionRow(in, idx, t, Source, seconds)
+			row := solutionRow(in, idx, t, source, seconds)
 			if err := w.Write(&row); err != nil {
 				return err
 			}
 		}
 	}
 	if r != nil {
-		row := solutionRow(in, idx, searchedTour(s.Best, r), SourceImproved, seconds+r.Elapsed().Seconds())
+		row := solutionRow(in, idx, searchedTour(s.Best, r), source+"+ls", seconds+r.Elapsed().Seconds())
 		if err := w.Write(&row); err != nil {
 			return err
 		}

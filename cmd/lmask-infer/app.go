@@ -30,7 +30,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "preset", Value: infer.PresetPaper, Usage: "a named setting: paper (the paper's protocol: greedy ×8, the paper's budgets, no search), " +
 				"best (the recommended pipeline: greedy ×2, --improve --improve-share 3.5, plus 0.75 of the time spent opening the model and data; where the data's R is unknown, R = max(200, 16·N); instances without a feasible decoded tour repaired by the search), " +
 				"fast (greedy ×1, the same budgets, --improve --improve-kicks 10); flags given explicitly override the preset's values (the defaults shown are paper's)"},
-			&cli.StringFlag{Name: "model", Required: true, Usage: "model directory (encoder.onnx, decoder.onnx, config.json), or a shipped model's name, e.g. tsptw50-hard (models/pretrained, or $LMASK_MODELS)"},
+			&cli.StringFlag{Name: "model", Usage: "model directory (encoder.onnx, decoder.onnx, config.json), or a shipped model's name, e.g. tsptw50-hard (models/pretrained, or $LMASK_MODELS); required with --starts network"},
+			&cli.StringFlag{Name: "starts", Value: infer.StartsNetwork, Usage: "where the search's starting tours come from: network (decoded by --model), " +
+				"random-l (--samples Random-L tours per instance under the LazyMask method, 8 where --samples is 0; no model) or urgency (the customers by window end or draft limit; no model). " +
+				"Without a network the search is the preset's, and its time is --cpu-budget or --time-per-instance in place of the decode's share (kicks as many as the budget allows, no floor of kicks); without either, only a fixed --improve-kicks search (as in --preset fast) or none"},
+			&cli.DurationFlag{Name: "cpu-budget", Usage: "with --starts random-l or urgency: the run's CPU time, user + sys of all threads from opening the data to writing the solutions, as /usr/bin/time counts it " +
+				"(less the process's start-up of a few milliseconds); the search gets what building the starts leaves, spread over the instances by N^1.5 and converted to wall time at the CPU share the run gets, so it holds on a loaded machine (0 = none)"},
+			&cli.DurationFlag{Name: "time-per-instance", Usage: "with --starts random-l or urgency: --cpu-budget given per instance solved (budget = this × instances)"},
 			&cli.StringFlag{Name: "data", Required: true, Usage: "instances Parquet file"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "solutions Parquet file to write (atomically)"},
 			&cli.IntFlag{Name: "budget", Value: infer.DefaultBudget, DefaultText: "the paper's R for the data: TSPTW-50 easy/medium/hard 100/100/200, larger TSPTW 150/200/300, TSPDL 150; 200 where the hardness is unknown",
@@ -98,6 +104,11 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	opt.Engine = engine.Options{Device: c.String("device"), Threads: c.Int("threads"), Workers: c.Int("workers")}
 	opt.Decode.Samples, opt.Decode.Lookahead, opt.Decode.Seed, opt.Decode.Batch = c.Int("samples"), look, c.Uint64("seed"), c.Int("batch")
 	opt.Limit, opt.AllTours, opt.Log = c.Int64("limit"), c.Bool("all-tours"), stderr
+	if opt.Starts, err = infer.ParseStarts(c.String("starts")); err != nil {
+		return opt, "", cliapp.Usagef("--starts: %w", err)
+	}
+	opt.CPUBudget, opt.CPUPerInstance = c.Duration("cpu-budget"), c.Duration("time-per-instance")
+	network := opt.Starts == infer.StartsNetwork
 	// The flags a preset sets keep its values unless given explicitly.
 	set := func(name string, apply func()) {
 		if c.IsSet(name) {
@@ -145,17 +156,35 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 		return opt, "", cliapp.Usagef("--rescue-time %v, --rescue-budget %d: want a time ≥ 0 and a budget ≥ 1", opt.RescueTime, opt.RescueBudget)
 	case opt.ImproveShare > 0 && !opt.Improve:
 		return opt, "", cliapp.Usagef("--improve-share needs --improve")
+	case network && opt.Model == "":
+		return opt, "", cliapp.Usagef("--model is required with --starts network (the default); --starts random-l or urgency runs without a model")
+	case !network && opt.Model != "":
+		return opt, "", cliapp.Usagef("--model %s: --starts %s uses no model", opt.Model, opt.Starts)
+	case network && (opt.CPUBudget != 0 || opt.CPUPerInstance != 0):
+		return opt, "", cliapp.Usagef("--cpu-budget and --time-per-instance apply to --starts random-l or urgency; with --starts network the search's time is --improve-share of the decode's")
+	case opt.CPUBudget < 0 || opt.CPUPerInstance < 0 || (opt.CPUBudget > 0 && opt.CPUPerInstance > 0):
+		return opt, "", cliapp.Usagef("--cpu-budget %v, --time-per-instance %v: want one of them, ≥ 0", opt.CPUBudget, opt.CPUPerInstance)
+	case !network && opt.Improve && opt.ImproveShare > 0 && opt.CPUBudget == 0 && opt.CPUPerInstance == 0:
+		return opt, "", cliapp.Usagef("--starts %s with --improve-share (as --preset best sets it) needs --cpu-budget or --time-per-instance: there is no decode to take a share of", opt.Starts)
+	}
+	if !network {
+		opt.ImproveShare = 0 // the CPU budget takes the share's place
 	}
 	// A model name that resolves to nothing is a missing input: a failure
 	// like a missing --data, reported after the usage checks of the outputs.
-	resolved, modelErr := modelpath.Resolve(opt.Model)
-	if modelErr == nil {
-		opt.Model = resolved
+	var modelErr error
+	if network {
+		var resolved string
+		if resolved, modelErr = modelpath.Resolve(opt.Model); modelErr == nil {
+			opt.Model = resolved
+		}
 	}
 	// Outputs: their folders must exist (checked before hours of solving),
 	// and none may overwrite an input or an output checked before it.
 	taken := []atomicfile.Input{{Flag: "data", Path: opt.Data}, {Flag: "reference", Path: opt.Reference}}
-	taken = append(taken, atomicfile.DirInputs("model", opt.Model, features.ModelFiles...)...)
+	if network {
+		taken = append(taken, atomicfile.DirInputs("model", opt.Model, features.ModelFiles...)...)
+	}
 	for _, o := range []atomicfile.Input{{Flag: "out", Path: opt.Out}, {Flag: "metrics-json", Path: metrics}} {
 		if o.Path == "" {
 			continue
