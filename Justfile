@@ -94,6 +94,10 @@ test-short:
 bench-rescue count="10000" size="100" *flags="":
     bash scripts/bench-rescue.sh {{count}} {{size}} {{flags}}
 
+# The network pipeline against the same search without a network at equal CPU time (median of REPS alternated pairs), e.g. ./just bench-frontier 50 20 1
+bench-frontier n50="300" n100="100" reps="3":
+    bash scripts/bench-frontier.sh {{n50}} {{n100}} {{reps}}
+
 # Peak RSS of lmask-infer on a file of SMALL and of LARGE generated instances, and on one shard of the large one.
 rss-infer small="10000" large="100000":
     bash scripts/rss-infer.sh {{small}} {{large}}

@@ -83,16 +83,21 @@ func (b *cpuBudget) share() float64 {
 	return min(float64(b.workers), max(0.25, b.searchCPU.Seconds()/b.searchWall.Seconds()))
 }
 
-// wall is the wall time of the search of a chunk of weight w, with pending
+// part is the CPU time of the search of a chunk of weight w, with pending
 // the weight of the instances not yet searched (the chunk's included) and
 // reserve the CPU time kept back for the starts not yet built.
-func (b *cpuBudget) wall(w, pending float64, reserve time.Duration) time.Duration {
+func (b *cpuBudget) part(w, pending float64, reserve time.Duration) time.Duration {
 	left := b.total - b.used() - reserve
 	if left <= 0 || pending <= 0 {
-		return time.Microsecond
+		return 0
 	}
-	part := time.Duration(float64(left) * min(1, w/pending))
-	return max(time.Duration(float64(part)/b.share()), time.Microsecond)
+	return time.Duration(float64(left) * min(1, w/pending))
+}
+
+// wall converts a CPU time into the wall time the searches take to use it
+// at their CPU share so far.
+func (b *cpuBudget) wall(cpu time.Duration) time.Duration {
+	return max(time.Duration(float64(cpu)/b.share()), time.Microsecond)
 }
 
 // runWithoutNetwork is Run for Starts random-l or urgency: the same
@@ -289,10 +294,13 @@ func runWithoutNetwork(ctx context.Context, opt Options, start time.Time, cpu0 t
 
 // search runs the search of one row group's jobs under the budget, in
 // chunks of searchChunk instances per worker, each bounded by its part of
-// the CPU time left (solve.Options.WithShare of that wall time); more is
-// the weight, in instances of the group's mean weight, of the rows after
-// the group, and reserve the CPU time kept for their starts. The budget
-// is the bound: MinKicks' floor does not apply.
+// the CPU time left (solve.Options.WithShare of that part as wall time at
+// the CPU share measured so far); more is the weight, in instances of the
+// group's mean weight, of the rows after the group, and reserve the CPU
+// time kept for their starts. Where a chunk's search got less CPU than its
+// wall time promised (a loaded machine), it goes on from its best tours
+// with the next seed for what its part has left, up to maxRounds times.
+// The budget is the bound: MinKicks' floor does not apply.
 func (b *cpuBudget) search(jobs []solve.Job, so solve.Options, reserve time.Duration, more float64) ([]solve.Result, solve.Stats, error) {
 	so.Search.MinKicks = 0
 	weights := make([]float64, len(jobs))
@@ -311,23 +319,83 @@ func (b *cpuBudget) search(jobs []solve.Job, so solve.Options, reserve time.Dura
 		for _, x := range weights[lo:hi] {
 			w += x
 		}
-		began, c0 := time.Now(), cputime.Process()
-		o := so.WithShare(1, b.wall(w, pending, reserve))
-		res, s, err := solve.Improve(jobs[lo:hi], o)
-		if err != nil {
-			var je *solve.JobError
-			if errors.As(err, &je) {
-				je.Job += lo
-			}
-			return nil, st, err
-		}
-		b.searchCPU += cputime.Process() - c0
-		b.searchWall += time.Since(began)
+		part := b.part(w, pending, reserve)
 		pending -= w
+		var res []solve.Result
+		var spent time.Duration
+		for round := 0; round < maxRounds; round++ {
+			chunk := jobs[lo:hi]
+			if round > 0 {
+				if left := part - spent; left < part/50 || left < time.Duration(hi-lo)*time.Millisecond {
+					break
+				}
+				chunk = make([]solve.Job, hi-lo)
+				for i, j := range jobs[lo:hi] {
+					chunk[i] = solve.Job{Inst: j.Inst, Seed: j.Seed + uint64(round)}
+					if res[i].Searched {
+						chunk[i].Starts = [][]int{res[i].Search.Tour}
+					} else {
+						chunk[i].Starts = j.Starts
+					}
+				}
+			}
+			began, c0 := time.Now(), cputime.Process()
+			r, s, err := solve.Improve(chunk, so.WithShare(1, b.wall(part-spent)))
+			if err != nil {
+				var je *solve.JobError
+				if errors.As(err, &je) {
+					je.Job += lo
+				}
+				return nil, st, err
+			}
+			used := cputime.Process() - c0
+			spent += used
+			b.searchCPU += used
+			b.searchWall += time.Since(began)
+			if round == 0 {
+				res = r
+				// The chunk's results count once, as they end.
+				s.Changed, s.Improved = 0, 0
+				st.Add(s)
+				continue
+			}
+			// A further round adds its work, not its jobs.
+			s.Searched, s.Starts, s.Repaired, s.Changed, s.Improved = 0, 0, 0, 0, 0
+			st.Add(s)
+			for i := range res {
+				res[i] = goneOn(res[i], r[i])
+			}
+		}
+		for _, r := range res {
+			if r.Changed {
+				st.Changed++
+			}
+			if r.Improved {
+				st.Improved++
+			}
+		}
 		out = append(out, res...)
-		st.Add(s)
 	}
 	return out, st, nil
+}
+
+// maxRounds bounds the searches of one chunk under a CPU budget.
+const maxRounds = 4
+
+// goneOn is a job's result after the search went on from its best tour
+// (next): next's tour where it is better, judged against the first
+// search's given starts.
+func goneOn(first, next solve.Result) solve.Result {
+	if !next.Searched || lazymask.Compare(next.Final, first.Final) >= 0 {
+		first.Search.Elapsed += next.Elapsed()
+		return first
+	}
+	elapsed := first.Elapsed()
+	first.Search, first.Final = next.Search, next.Final
+	first.Search.Elapsed += elapsed
+	first.Changed = true
+	first.Improved = first.Final.Feasible && lazymask.Compare(first.Final, first.Given) < 0
+	return first
 }
 
 // heuristicStarts builds every instance's starts with the heuristic
