@@ -89,6 +89,11 @@ type Options struct {
 	// share (ImproveShare) a decode would give. CPUPerInstance is the same
 	// per instance solved (CPUBudget = CPUPerInstance × instances).
 	CPUBudget, CPUPerInstance time.Duration
+	// Sequential decodes each instance group (GroupSize) only once the
+	// one before it is searched and written; by default the decode of the
+	// next group runs while the search of the last one does, so both
+	// cores stay busy through the decode's tail and the search's.
+	Sequential bool
 	// Log receives notes and warnings (nil: discarded).
 	Log io.Writer
 	// Progress, if set, is called serially with the instances finished of
@@ -205,54 +210,25 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 	if opt.Improve {
 		sum.Search = &solve.Stats{}
 	}
-	warned := false
-	setup := time.Duration(-1) // the time before the first decode
-	for pos := lo; pos < hi; {
-		if err := ctx.Err(); err != nil {
+	// The rescue decodes with a solver of its own: the next group's decode
+	// may be running on the first.
+	rsolver, err := eng.NewSolver(dec)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer rsolver.Close()
+	gd := &groupDecoder{opt: &opt, mcfg: mcfg, rd: rd, solver: solver, start: start, lo: lo, hi: hi, pos: lo}
+	nextGroup, stop := gd.groups(ctx, opt.Sequential)
+	defer stop()
+	for {
+		g, ok, err := nextGroup()
+		if err != nil {
 			return Summary{}, err
 		}
-		t0 := time.Now()
-		b, err := rd.Next()
-		if errors.Is(err, io.EOF) {
+		if !ok {
 			break
 		}
-		if err != nil {
-			return Summary{}, err
-		}
-		ioTime += time.Since(t0)
-		first := max(pos, b.Offset)
-		insts := b.Instances[first-b.Offset : min(hi, b.Offset+int64(len(b.Instances)))-b.Offset]
-		if len(insts) == 0 {
-			continue
-		}
-		for i, in := range insts {
-			if in.Problem.String() != mcfg.Problem {
-				return Summary{}, fmt.Errorf("%s row %d: %s instance, the model in %s was trained for %s", opt.Data, first+int64(i), in.Problem, opt.Model, mcfg.Problem)
-			}
-			if !warned && farFromTrainSize(in.N, mcfg.TrainSize) {
-				fmt.Fprintf(opt.Log, "warning: %s row %d has N=%d nodes, far from the model's training size %d; expect weaker results\n",
-					opt.Data, first+int64(i), in.N, mcfg.TrainSize)
-				warned = true
-			}
-		}
-		if opt.Progress != nil {
-			base := pos - lo
-			solver.SetProgress(func(done int) { opt.Progress(base+int64(done), hi-lo) })
-		}
-		bs, st0 := time.Now(), solver.Stats()
-		if setup < 0 {
-			setup = bs.Sub(start)
-		}
-		sols, err := solver.SolveFrom(ctx, first, insts)
-		if err != nil {
-			return Summary{}, err
-		}
-		decode := time.Since(bs)
-		failed := make([]bool, len(sols))
-		for i := range sols {
-			failed[i] = !sols[i].Best.Feasible
-		}
-		forward := forwardTime(decode, st0, solver.Stats(), insts, failed)
+		first, insts, sols, decode, forward, setup := g.first, g.insts, g.sols, g.decode, g.forward, g.setup
 		var improved []solve.Result
 		if opt.Improve {
 			ls := time.Now()
@@ -268,7 +244,7 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 			sum.Search.Add(st)
 			lsTime += time.Since(ls)
 		}
-		rescues, took, err := opt.rescueAll(ctx, solver, insts, first, sols, improved, &sum.FoundBy)
+		rescues, took, err := opt.rescueAll(ctx, rsolver, insts, first, sols, improved, &sum.FoundBy)
 		if err != nil {
 			return Summary{}, err
 		}
@@ -292,11 +268,12 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 			}
 		}
 		ioTime += time.Since(t0)
-		pos = first + int64(len(insts))
 		if opt.Progress != nil {
-			opt.Progress(pos-lo, hi-lo)
+			opt.Progress(first+int64(len(insts))-lo, hi-lo)
 		}
 	}
+	stop()
+	ioTime += gd.io
 	t0 = time.Now()
 	if err := w.Close(); err != nil {
 		return Summary{}, err
@@ -304,7 +281,9 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 	committed = true
 	ioTime += time.Since(t0)
 	sum.Metrics, sum.Seconds = tl.Metrics(), time.Since(start).Seconds()
-	sum.Timing = newTiming(solver.Stats(), ioTime.Seconds(), lsTime.Seconds())
+	st := solver.Stats()
+	st.Add(rsolver.Stats())
+	sum.Timing = newTiming(st, ioTime.Seconds(), lsTime.Seconds())
 	sum.Timing.Rescue = rescueTime.Seconds()
 	return sum, nil
 }

@@ -3,6 +3,7 @@ package infer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"path/filepath"
 	"slices"
@@ -235,5 +236,77 @@ func TestRunNetworkReportsCPUShare(t *testing.T) {
 	_, sum := run(t, options(t, tinyTSPTW, data, func(o *Options) { o.Decode.Aug = 1 }))
 	if sum.CPUSeconds <= 0 || sum.CPUShare() <= 0 || sum.startsName() != StartsNetwork {
 		t.Errorf("cpu %v s, share %v%%, starts %q", sum.CPUSeconds, sum.CPUShare(), sum.startsName())
+	}
+}
+
+// The decode of the next instance group overlaps the search of the last
+// one by default; with fixed kicks the rows are the same as decoding and
+// searching one group after the other, and the same whether the file's
+// one row group is cut into instance groups or its row groups of 7 are
+// the groups.
+func TestRunOverlapMatchesSequential(t *testing.T) {
+	needRuntime(t)
+	const count = GroupSize + 10
+	fast, err := Preset(PresetFast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files [3][]datasets.Solution
+	var sums [3]Summary
+	for k, tc := range []struct {
+		group int
+		seq   bool
+	}{{count, false}, {count, true}, {7, false}} {
+		data, _, _ := fixtureGroups(t, lazymask.TSPTW, datasets.Medium, 10, count, tc.group)
+		o := fast
+		o.Model, o.Data, o.Out, o.Sequential = tinyTSPTW, data, filepath.Join(t.TempDir(), "sol.parquet"), tc.seq
+		var last int64
+		o.Progress = func(done, total int64) {
+			if done < last || total != count {
+				t.Errorf("progress %d of %d after %d", done, total, last)
+			}
+			last = done
+		}
+		files[k], sums[k] = run(t, o)
+		if last != count {
+			t.Errorf("%+v: progress ended at %d", tc, last)
+		}
+	}
+	for k := 1; k < 3; k++ {
+		a, b := files[0], files[k]
+		if len(a) != len(b) {
+			t.Fatalf("run %d: %d rows, run 0 %d", k, len(b), len(a))
+		}
+		for i := range a {
+			if !slices.Equal(a[i].Tour, b[i].Tour) || a[i].Source != b[i].Source || a[i].Instance != b[i].Instance {
+				t.Fatalf("run %d, row %d: %v (%s, instance %d), run 0 %v (%s, instance %d)", k, i, b[i].Tour, b[i].Source, b[i].Instance, a[i].Tour, a[i].Source, a[i].Instance)
+			}
+		}
+		if sums[k].Instances != count || sums[0].Search.Searched != sums[k].Search.Searched || sums[0].Search.Kicks != sums[k].Search.Kicks {
+			t.Errorf("run %d: summary %d instances, search %+v; run 0 %+v", k, sums[k].Instances, sums[k].Search, sums[0].Search)
+		}
+	}
+}
+
+// A run cancelled while the next group decodes ahead stops with the
+// context's error and writes nothing.
+func TestRunOverlapCancelled(t *testing.T) {
+	needRuntime(t)
+	data, _, _ := fixtureGroups(t, lazymask.TSPTW, datasets.Medium, 10, GroupSize*3, GroupSize*3)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := options(t, tinyTSPTW, data, func(o *Options) {
+		o.Decode.Aug, o.Improve, o.Search.Kicks = 1, true, 2
+		o.Progress = func(done, total int64) {
+			if done >= GroupSize {
+				cancel()
+			}
+		}
+	})
+	if _, err := Run(ctx, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if _, _, err := datasets.ReadSolutions(o.Out); err == nil {
+		t.Error("output written despite the cancellation")
 	}
 }

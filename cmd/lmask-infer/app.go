@@ -54,6 +54,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				"JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm array); join the outputs with lmask-data merge"},
 			&cli.StringFlag{Name: "reference", Usage: "reference solutions Parquet file for the gap"},
 			&cli.StringFlag{Name: "metrics-json", Usage: "write the metrics as JSON to this file"},
+			&cli.BoolFlag{Name: "sequential", Usage: "decode each group of up to 64 instances only after the one before it is searched and written (by default the next group's decode runs during the last one's search, keeping the cores busy)"},
 			&cli.BoolFlag{Name: "all-tours", Usage: "write every decoded tour instead of the best per instance"},
 			&cli.BoolFlag{Name: "improve", Usage: "apply local search from the decoded tours of each instance (see --improve-starts) and keep the best"},
 			&cli.IntFlag{Name: "improve-starts", Value: d.Search.MaxStarts, Usage: "starting tours per instance for --improve: the best K distinct decoded tours (0 = all; 1 = the best only), plus the urgency order where none is feasible"},
@@ -103,7 +104,7 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	opt.Model, opt.Data, opt.Out, opt.Reference = c.String("model"), c.String("data"), c.String("out"), c.String("reference")
 	opt.Engine = engine.Options{Device: c.String("device"), Threads: c.Int("threads"), Workers: c.Int("workers")}
 	opt.Decode.Samples, opt.Decode.Lookahead, opt.Decode.Seed, opt.Decode.Batch = c.Int("samples"), look, c.Uint64("seed"), c.Int("batch")
-	opt.Limit, opt.AllTours, opt.Log = c.Int64("limit"), c.Bool("all-tours"), stderr
+	opt.Limit, opt.AllTours, opt.Log, opt.Sequential = c.Int64("limit"), c.Bool("all-tours"), stderr, c.Bool("sequential")
 	if opt.Starts, err = infer.ParseStarts(c.String("starts")); err != nil {
 		return opt, "", cliapp.Usagef("--starts: %w", err)
 	}
