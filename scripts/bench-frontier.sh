@@ -7,7 +7,8 @@
 # lmask-data check (the paper's protocol) and the median CPU seconds of both.
 #   scripts/bench-frontier.sh [N50] [N100] [REPS]       (defaults: 300 100 3; TSPDL-100 takes N100/2)
 # LMASK_EVAL_SETS=tsptw50-easy,tspdl100-hard,... picks sets; LMASK_FRONTIER_BUDGETS=fast,best picks budgets;
-# LMASK_FRONTIER_JSON=FILE writes the report (command, date, machine, every run) there.
+# LMASK_FRONTIER_JSON=FILE writes the report (command, date, machine, every run) there; LMASK_FRONTIER_NET_FLAGS="--aug 1"
+# adds lmask-infer flags to every network run (the levers of the network's cost: transforms, --batch, --threads).
 # The n = 100 sets: the paper's n = 100 files are not published, so each is the project's generator's (seed 9100,
 # as eval-n100), with a model-free reference (Random-L ×8 improved by the local search from the 4 best tours and
 # the urgency order with 200 kicks), built once and cached under out/frontier. Both pipelines run the same local
@@ -54,4 +55,5 @@ done
 args=(-reps "$reps" -dir out/frontier/runs -command "./just bench-frontier $n50 $n100 $reps")
 [ -z "${LMASK_FRONTIER_BUDGETS:-}" ] || args+=(-budgets "$LMASK_FRONTIER_BUDGETS")
 [ -z "${LMASK_FRONTIER_JSON:-}" ] || args+=(-json "$LMASK_FRONTIER_JSON")
+[ -z "${LMASK_FRONTIER_NET_FLAGS:-}" ] || args+=(-net-flags "$LMASK_FRONTIER_NET_FLAGS")
 go run ./scripts/frontier "${args[@]}" "${sets[@]}"

@@ -46,6 +46,7 @@ func main() {
 	jsonPath := flag.String("json", "", "write the report (command, date, machine, cells) as JSON to this file")
 	command := flag.String("command", "", "the command line recorded in the report (default: this one)")
 	budgets := flag.String("budgets", "", "comma-separated budget names to run (default: all: fast, best, best --improve-share 10)")
+	netFlags := flag.String("net-flags", "", "space-separated lmask-infer flags added to every network run (e.g. \"--aug 1\", \"--batch 16\", \"--threads 2 --workers 1\")")
 	flag.Var(&sets, "set", "a set, NAME|MODEL|DATA|REFERENCE|LIMIT (repeatable)")
 	flag.Parse()
 	if len(sets) == 0 || flag.NArg() > 0 {
@@ -66,6 +67,13 @@ func main() {
 			fmt.Fprintf(os.Stderr, "frontier: -budgets %q names none of fast, best, best --improve-share 10\n", *budgets)
 			os.Exit(2)
 		}
+	}
+	if f := strings.Fields(*netFlags); len(f) > 0 {
+		bs := make([]frontier.Budget, len(cfg.Budgets))
+		for i, b := range cfg.Budgets {
+			bs[i] = frontier.Budget{Name: b.Name, Flags: append(append([]string{}, b.Flags...), f...)}
+		}
+		cfg.Budgets = bs
 	}
 	if *command == "" {
 		*command = strings.Join(os.Args, " ")
