@@ -52,7 +52,9 @@ for s in tsptw:medium:200:$n100 tspdl:hard:150:$n100dl; do
   sets+=(-set "${p^^}-100 $h|models/pretrained/${p}100-$h|$data|$ref|$count")
 done
 [ ${#sets[@]} -gt 0 ] || { echo "bench-frontier: no set to run" >&2; exit 1; }
-args=(-reps "$reps" -dir out/frontier/runs -command "./just bench-frontier $n50 $n100 $reps")
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit+="+changes"
+args=(-reps "$reps" -dir out/frontier/runs -command "./just bench-frontier $n50 $n100 $reps" -commit "$commit")
 [ -z "${LMASK_FRONTIER_BUDGETS:-}" ] || args+=(-budgets "$LMASK_FRONTIER_BUDGETS")
 [ -z "${LMASK_FRONTIER_JSON:-}" ] || args+=(-json "$LMASK_FRONTIER_JSON")
 [ -z "${LMASK_FRONTIER_NET_FLAGS:-}" ] || args+=(-net-flags "$LMASK_FRONTIER_NET_FLAGS")

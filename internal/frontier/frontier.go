@@ -297,15 +297,19 @@ func pct(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) }
 // Report is the JSON record of a measurement (docs/results/frontier.json):
 // what was run, when, on what, and the cells.
 type Report struct {
-	Title   string   `json:"title"`
-	Command string   `json:"command"`
-	Date    string   `json:"date"`
-	Machine string   `json:"machine"`
-	Reps    int      `json:"repetitions"`
-	Method  string   `json:"method"`
-	Sets    []Set    `json:"sets"`
-	Budgets []Budget `json:"budgets"`
-	Cells   []Cell   `json:"cells"`
+	Title   string `json:"title"`
+	Command string `json:"command"`
+	Date    string `json:"date"`
+	Machine string `json:"machine"`
+	// Commit is the code measured; Load the machine's 1-minute load
+	// averages at the start and the end (the machine may be shared).
+	Commit  string     `json:"commit,omitempty"`
+	Load    [2]float64 `json:"load_average_start_end"`
+	Reps    int        `json:"repetitions"`
+	Method  string     `json:"method"`
+	Sets    []Set      `json:"sets"`
+	Budgets []Budget   `json:"budgets"`
+	Cells   []Cell     `json:"cells"`
 }
 
 // Method describes the protocol in the report.
@@ -313,13 +317,26 @@ const Method = "Per cell, repetitions alternate a network run (lmask-infer with 
 	"and a run without a network (lmask-infer " + "--starts random-l --preset best --cpu-budget C, C the CPU time, user + sys, of the network run just before it). " +
 	"Gaps are lmask-data check's (the paper's protocol: each instance's best feasible tour against the reference); medians over the repetitions."
 
-// NewReport is the report of cells measured with cfg by command.
-func NewReport(cfg Config, command string, cells []Cell) Report {
+// NewReport is the report of cells measured with cfg by command, with the
+// load averages at the start and end (LoadAverage).
+func NewReport(cfg Config, command, commit string, load [2]float64, cells []Cell) Report {
 	return Report{
 		Title: "The network against the same search without it, at equal CPU time", Command: command,
-		Date: time.Now().UTC().Format(time.RFC3339), Machine: Machine(), Reps: cfg.Reps, Method: Method,
+		Date: time.Now().UTC().Format(time.RFC3339), Machine: Machine(), Commit: commit, Load: load, Reps: cfg.Reps, Method: Method,
 		Sets: cfg.Sets, Budgets: cfg.Budgets, Cells: cells,
 	}
+}
+
+// LoadAverage is the machine's 1-minute load average (/proc/loadavg; 0
+// where unknown).
+func LoadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var v float64
+	fmt.Sscan(string(b), &v)
+	return v
 }
 
 // WriteJSON writes r to path atomically.

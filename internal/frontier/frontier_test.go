@@ -138,7 +138,7 @@ func TestMeasureTiny(t *testing.T) {
 			t.Errorf("%s: medians %v %v do not match the runs", c.Budget, c.NetworkGap, c.NoNetworkCPU)
 		}
 	}
-	rep := NewReport(mc, "test", cells)
+	rep := NewReport(mc, "test", "abc123", [2]float64{1, 2}, cells)
 	out := filepath.Join(dir, "frontier.json")
 	if err := rep.WriteJSON(out); err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestMeasureTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"command": "test"`, `"machine":`, `"date":`, `"no_network_gap":`, `"cpu_budget_s":`} {
+	for _, key := range []string{`"command": "test"`, `"machine":`, `"date":`, `"no_network_gap":`, `"cpu_budget_s":`, `"commit": "abc123"`} {
 		if !bytes.Contains(raw, []byte(key)) {
 			t.Errorf("report lacks %s", key)
 		}

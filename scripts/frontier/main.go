@@ -47,6 +47,7 @@ func main() {
 	command := flag.String("command", "", "the command line recorded in the report (default: this one)")
 	budgets := flag.String("budgets", "", "comma-separated budget names to run (default: all: fast, best, best --improve-share 10)")
 	netFlags := flag.String("net-flags", "", "space-separated lmask-infer flags added to every network run (e.g. \"--aug 1\", \"--batch 16\", \"--threads 2 --workers 1\")")
+	commit := flag.String("commit", "", "the commit measured, recorded in the report")
 	flag.Var(&sets, "set", "a set, NAME|MODEL|DATA|REFERENCE|LIMIT (repeatable)")
 	flag.Parse()
 	if len(sets) == 0 || flag.NArg() > 0 {
@@ -80,6 +81,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	load0 := frontier.LoadAverage()
 	cells, err := frontier.Measure(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -87,7 +89,7 @@ func main() {
 	}
 	frontier.WriteTable(os.Stdout, cells)
 	if *jsonPath != "" {
-		if err := frontier.NewReport(cfg, *command, cells).WriteJSON(*jsonPath); err != nil {
+		if err := frontier.NewReport(cfg, *command, *commit, [2]float64{load0, frontier.LoadAverage()}, cells).WriteJSON(*jsonPath); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
