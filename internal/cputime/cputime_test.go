@@ -5,22 +5,33 @@ import (
 	"time"
 )
 
-// A busy loop of a known wall time shows in the process's CPU time: at
-// least most of it (the loop runs on one thread the whole time, give or
-// take the scheduler of a shared machine, hence the loose floor).
-func TestProcessCountsBusyLoop(t *testing.T) {
+// Busy work shows in the process's CPU time: a loop runs until the CPU
+// time has grown by 30 ms, which it must do within a minute however loaded
+// the machine, and the CPU time never goes back.
+func TestProcessCountsBusyWork(t *testing.T) {
 	if !Supported {
 		t.Skip("CPU time not reported on this platform")
 	}
 	before := Process()
-	began := time.Now()
-	x := 0
-	for time.Since(began) < 200*time.Millisecond {
-		x++
+	if before <= 0 {
+		t.Fatalf("CPU time %v at the start of a test process", before)
 	}
-	got := Process() - before
-	if got < 20*time.Millisecond || got > 10*time.Second {
-		t.Fatalf("a 200 ms busy loop used %v of CPU (x=%d)", got, x)
+	began, last, x := time.Now(), before, 0
+	for {
+		for range 100000 {
+			x++
+		}
+		now := Process()
+		if now < last {
+			t.Fatalf("CPU time went back from %v to %v", last, now)
+		}
+		last = now
+		if now-before >= 30*time.Millisecond {
+			break
+		}
+		if time.Since(began) > time.Minute {
+			t.Fatalf("a minute of busy work added %v of CPU time (x=%d)", now-before, x)
+		}
 	}
 }
 
