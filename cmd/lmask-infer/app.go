@@ -35,7 +35,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 				"random-l (--samples Random-L tours per instance under the LazyMask method, 8 where --samples is 0; no model) or urgency (the customers by window end or draft limit; no model). " +
 				"Without a network the search is the preset's, and its time is --cpu-budget or --time-per-instance in place of the decode's share (kicks as many as the budget allows, no floor of kicks); without either, only a fixed --improve-kicks search (as in --preset fast) or none"},
 			&cli.DurationFlag{Name: "cpu-budget", Usage: "with --starts random-l or urgency: the run's CPU time, user + sys of all threads from opening the data to writing the solutions, as /usr/bin/time counts it " +
-				"(less the process's start-up of a few milliseconds); the search gets what building the starts leaves, spread over the instances by N^1.5 and converted to wall time at the CPU share the run gets, so it holds on a loaded machine (0 = none)"},
+				"(less the process's start-up of a few milliseconds); the search gets what building the starts leaves, spread over the instances by N^1.5 and converted to wall time at the CPU share the run gets, so that the run ends within a few percent of it on a loaded machine too (0 = none)"},
 			&cli.DurationFlag{Name: "time-per-instance", Usage: "with --starts random-l or urgency: --cpu-budget given per instance solved (budget = this × instances)"},
 			&cli.StringFlag{Name: "data", Required: true, Usage: "instances Parquet file"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "solutions Parquet file to write (atomically)"},
