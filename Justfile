@@ -102,6 +102,10 @@ bench-rescue count="10000" size="100" *flags="":
 bench-infeasible count="1000" model="models/pretrained/tsptw50-medium":
     bash scripts/bench-infeasible.sh {{count}} {{model}}
 
+# The network pipeline against the same search without a network at equal CPU time (median of REPS alternated pairs), e.g. ./just bench-frontier 50 20 1
+bench-frontier n50="300" n100="100" reps="3":
+    bash scripts/bench-frontier.sh {{n50}} {{n100}} {{reps}}
+
 # Peak RSS of lmask-infer on a file of SMALL and of LARGE generated instances, and on one shard of the large one.
 rss-infer small="10000" large="100000":
     bash scripts/rss-infer.sh {{small}} {{large}}

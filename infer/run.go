@@ -9,6 +9,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/internal/cputime"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
 	"github.com/lmask/lmask/solve"
@@ -91,6 +92,23 @@ type Options struct {
 	// escalation.
 	Infeasible     string
 	InfeasibleTime time.Duration
+	// Starts is where the search's starting tours come from: StartsNetwork
+	// ("" too) decodes them with Model; StartsRandomL and StartsUrgency
+	// build them without a model (runWithoutNetwork; Decode.Samples
+	// Random-L tours per instance, HeuristicSamples where 0).
+	Starts string
+	// CPUBudget, for starts without a network, is the run's CPU time
+	// (user + sys, from the start of Run: opening the data, building the
+	// starts, the search, writing): the search of each instance gets its
+	// part of what the starts leave by solve.Weight, and replaces the time
+	// share (ImproveShare) a decode would give. CPUPerInstance is the same
+	// per instance solved (CPUBudget = CPUPerInstance × instances).
+	CPUBudget, CPUPerInstance time.Duration
+	// Sequential decodes each instance group (GroupSize) only once the
+	// one before it is searched and written; by default the decode of the
+	// next group runs while the search of the last one does, so both
+	// cores stay busy through the decode's tail and the search's.
+	Sequential bool
 	// Log receives notes and warnings (nil: discarded).
 	Log io.Writer
 	// Progress, if set, is called serially with the instances finished of
@@ -99,12 +117,40 @@ type Options struct {
 }
 
 // Run solves opt.Data into opt.Out and returns the metrics of the rows it
-// solved. Nothing is written on error or cancellation (ctx's error).
+// solved, with the CPU time the run took (Summary.CPUSeconds). The starts
+// of the search come from opt.Model (Starts network) or from a heuristic
+// without a model (runWithoutNetwork). Nothing is written on error or
+// cancellation (ctx's error).
 func Run(ctx context.Context, opt Options) (Summary, error) {
-	start := time.Now()
+	start, cpu0 := time.Now(), cputime.Process()
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
+	starts, err := ParseStarts(opt.Starts)
+	if err != nil {
+		return Summary{}, err
+	}
+	opt.Starts = starts
+	var sum Summary
+	switch {
+	case starts != StartsNetwork:
+		sum, err = runWithoutNetwork(ctx, opt, start, cpu0)
+	case opt.CPUBudget != 0 || opt.CPUPerInstance != 0:
+		return Summary{}, fmt.Errorf("a CPU budget applies to starts without a network (%s or %s); the network's search takes its time from the decode", StartsRandomL, StartsUrgency)
+	case opt.Model == "":
+		return Summary{}, errors.New("no model: starts from the network need a model directory")
+	default:
+		sum, err = runNetwork(ctx, opt, start)
+	}
+	if err != nil {
+		return Summary{}, err
+	}
+	sum.CPUSeconds = (cputime.Process() - cpu0).Seconds()
+	return sum, nil
+}
+
+// runNetwork is Run with starts decoded by the model.
+func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, error) {
 	var ioTime, lsTime, rescueTime time.Duration
 	eng, err := engine.Open(opt.Model, opt.Engine)
 	if err != nil {
@@ -179,54 +225,25 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 	if opt.Improve {
 		sum.Search = &solve.Stats{}
 	}
-	warned := false
-	setup := time.Duration(-1) // the time before the first decode
-	for pos := lo; pos < hi; {
-		if err := ctx.Err(); err != nil {
+	// The rescue decodes with a solver of its own: the next group's decode
+	// may be running on the first.
+	rsolver, err := eng.NewSolver(dec)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer rsolver.Close()
+	gd := &groupDecoder{opt: &opt, mcfg: mcfg, rd: rd, solver: solver, start: start, lo: lo, hi: hi, pos: lo}
+	nextGroup, stop := gd.groups(ctx, opt.Sequential)
+	defer stop()
+	for {
+		g, ok, err := nextGroup()
+		if err != nil {
 			return Summary{}, err
 		}
-		t0 := time.Now()
-		b, err := rd.Next()
-		if errors.Is(err, io.EOF) {
+		if !ok {
 			break
 		}
-		if err != nil {
-			return Summary{}, err
-		}
-		ioTime += time.Since(t0)
-		first := max(pos, b.Offset)
-		insts := b.Instances[first-b.Offset : min(hi, b.Offset+int64(len(b.Instances)))-b.Offset]
-		if len(insts) == 0 {
-			continue
-		}
-		for i, in := range insts {
-			if in.Problem.String() != mcfg.Problem {
-				return Summary{}, fmt.Errorf("%s row %d: %s instance, the model in %s was trained for %s", opt.Data, first+int64(i), in.Problem, opt.Model, mcfg.Problem)
-			}
-			if !warned && farFromTrainSize(in.N, mcfg.TrainSize) {
-				fmt.Fprintf(opt.Log, "warning: %s row %d has N=%d nodes, far from the model's training size %d; expect weaker results\n",
-					opt.Data, first+int64(i), in.N, mcfg.TrainSize)
-				warned = true
-			}
-		}
-		if opt.Progress != nil {
-			base := pos - lo
-			solver.SetProgress(func(done int) { opt.Progress(base+int64(done), hi-lo) })
-		}
-		bs, st0 := time.Now(), solver.Stats()
-		if setup < 0 {
-			setup = bs.Sub(start)
-		}
-		sols, err := solver.SolveFrom(ctx, first, insts)
-		if err != nil {
-			return Summary{}, err
-		}
-		decode := time.Since(bs)
-		failed := make([]bool, len(sols))
-		for i := range sols {
-			failed[i] = !sols[i].Best.Feasible
-		}
-		forward := forwardTime(decode, st0, solver.Stats(), insts, failed)
+		first, insts, sols, decode, forward, setup := g.first, g.insts, g.sols, g.decode, g.forward, g.setup
 		var improved []solve.Result
 		if opt.Improve {
 			ls := time.Now()
@@ -247,7 +264,7 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 			}
 			lsTime += time.Since(ls)
 		}
-		rescues, took, err := opt.rescueAll(ctx, solver, insts, first, sols, improved, &sum.FoundBy)
+		rescues, took, err := opt.rescueAll(ctx, rsolver, insts, first, sols, improved, &sum.FoundBy)
 		if err != nil {
 			return Summary{}, err
 		}
@@ -265,7 +282,7 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 			if improved != nil && improved[i].Improved {
 				r = &improved[i]
 			}
-			if err := writeInstance(w, in, idx, &sols[i], r, opt.AllTours, perInst); err != nil {
+			if err := writeInstance(w, in, idx, &sols[i], r, opt.AllTours, perInst, Source); err != nil {
 				return Summary{}, err
 			}
 			if err := tally(tl, idx, in, &sols[i], r); err != nil {
@@ -279,11 +296,12 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 			}
 		}
 		ioTime += time.Since(t0)
-		pos = first + int64(len(insts))
 		if opt.Progress != nil {
-			opt.Progress(pos-lo, hi-lo)
+			opt.Progress(first+int64(len(insts))-lo, hi-lo)
 		}
 	}
+	stop()
+	ioTime += gd.io
 	t0 = time.Now()
 	if err := w.Close(); err != nil {
 		return Summary{}, err
@@ -291,7 +309,9 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 	committed = true
 	ioTime += time.Since(t0)
 	sum.Metrics, sum.Seconds = tl.Metrics(), time.Since(start).Seconds()
-	sum.Timing = newTiming(solver.Stats(), ioTime.Seconds(), lsTime.Seconds())
+	st := solver.Stats()
+	st.Add(rsolver.Stats())
+	sum.Timing = newTiming(st, ioTime.Seconds(), lsTime.Seconds())
 	sum.Timing.Rescue = rescueTime.Seconds()
 	return sum, nil
 }
@@ -398,23 +418,24 @@ func farFromTrainSize(n, train int) bool {
 }
 
 // writeInstance writes the best tour (or all tours) of one instance, and
-// the improved tour r when the local search found one.
+// the improved tour r when the local search found one (source: the
+// decoded tours' source, "+ls" appended for r's).
 func writeInstance(w *datasets.SolutionWriter, in *lazymask.Instance, idx int64, s *engine.Solution,
-	r *solve.Result, all bool, seconds float64) error {
+	r *solve.Result, all bool, seconds float64, source string) error {
 	tours := []engine.Tour{s.Best}
 	if all {
 		tours = s.Tours
 	}
 	for _, t := range tours {
 		if all || r == nil {
-			row := solutionRow(in, idx, t, Source, seconds)
+			row := solutionRow(in, idx, t, source, seconds)
 			if err := w.Write(&row); err != nil {
 				return err
 			}
 		}
 	}
 	if r != nil {
-		row := solutionRow(in, idx, searchedTour(s.Best, r), SourceImproved, seconds+r.Elapsed().Seconds())
+		row := solutionRow(in, idx, searchedTour(s.Best, r), source+"+ls", seconds+r.Elapsed().Seconds())
 		if err := w.Write(&row); err != nil {
 			return err
 		}

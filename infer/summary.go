@@ -38,6 +38,20 @@ type Summary struct {
 	// Shard is the run's shard and Rows its instance rows [lo,hi).
 	Shard Shard
 	Rows  [2]int64
+	// Starts is the source of the search's starts (Options.Starts).
+	Starts string
+	// CPUSeconds is the CPU time (user + sys) of the run, all threads;
+	// CPUBudget the budget it was given (Options.CPUBudget), 0 if none.
+	CPUSeconds, CPUBudget float64
+}
+
+// CPUShare is the run's CPU time over its wall time in percent: 100 is
+// one core busy through the run, 200 two.
+func (s Summary) CPUShare() float64 {
+	if s.Seconds <= 0 {
+		return 0
+	}
+	return 100 * s.CPUSeconds / s.Seconds
 }
 
 // MarshalJSON writes one object with the keys of both parts.
@@ -46,6 +60,10 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	f["seconds"], f["budget"], f["timing"], f["found_by"] = s.Seconds, s.Budget, s.Timing, s.FoundBy
 	if s.BudgetPerNode > 0 {
 		f["budget_per_node"] = s.BudgetPerNode
+	}
+	f["starts"], f["cpu_seconds"], f["cpu_share"] = s.startsName(), s.CPUSeconds, s.CPUShare()
+	if s.CPUBudget > 0 {
+		f["cpu_budget"] = s.CPUBudget
 	}
 	if s.Search != nil {
 		f["local_search_stats"], f["improved"] = s.Search, s.Search.Improved
@@ -72,6 +90,8 @@ func (s Summary) WriteJSON(path string) error {
 // Timing splits Seconds. Encoder, Decoder and GoSide are summed over the
 // decode workers (so they can exceed the wall time on several cores).
 type Timing struct {
+	// Starts is the wall time of building the starts without a network.
+	Starts      float64 `json:"starts,omitempty"`
 	Encoder     float64 `json:"encoder"`
 	Decoder     float64 `json:"decoder"`
 	GoSide      float64 `json:"go_side"`
@@ -108,13 +128,25 @@ func (s Summary) WriteTable(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%-17s %s\n", "feasible tour by", s.FoundBy)
 	fmt.Fprintf(w, "%-17s %.2f s\n", "wall time", s.Seconds)
+	fmt.Fprintf(w, "%-17s %.2f s, %.0f%% of the wall time (200%%: two cores busy throughout)", "CPU time", s.CPUSeconds, s.CPUShare())
+	if s.CPUBudget > 0 {
+		fmt.Fprintf(w, "; budget %.2f s", s.CPUBudget)
+	}
+	fmt.Fprintln(w)
+	if s.startsName() != StartsNetwork {
+		fmt.Fprintf(w, "%-17s %s, no network\n", "starts", s.Starts)
+	}
 	t := s.Timing
 	over := fmt.Sprintf("summed over %d workers", t.Workers)
 	if t.Workers == 1 {
 		over = "one worker"
 	}
-	fmt.Fprintf(w, "%-17s encoder %.2f s, decoder %.2f s, go-side lazymask %.2f s (%s); io %.2f s",
-		"time split", t.Encoder, t.Decoder, t.GoSide, over, t.IO)
+	if s.startsName() == StartsNetwork {
+		fmt.Fprintf(w, "%-17s encoder %.2f s, decoder %.2f s, go-side lazymask %.2f s (%s); io %.2f s",
+			"time split", t.Encoder, t.Decoder, t.GoSide, over, t.IO)
+	} else {
+		fmt.Fprintf(w, "%-17s starts %.2f s (%d workers); io %.2f s", "time split", t.Starts, t.Workers, t.IO)
+	}
 	if t.LocalSearch > 0 {
 		fmt.Fprintf(w, ", local search %.2f s", t.LocalSearch)
 	}
@@ -122,4 +154,12 @@ func (s Summary) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, ", rescue %.2f s", t.Rescue)
 	}
 	fmt.Fprintln(w)
+}
+
+// startsName is Starts, StartsNetwork where empty.
+func (s Summary) startsName() string {
+	if s.Starts == "" {
+		return StartsNetwork
+	}
+	return s.Starts
 }

@@ -34,7 +34,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "preset", Value: infer.PresetPaper, Usage: "paper (the paper's protocol), best (network + search) or fast; explicit flags override it"},
 			&cli.BoolFlag{Name: "print-settings", Usage: "print the settings the preset and flags resolve to, and exit"},
-			&cli.StringFlag{Name: "model", Usage: "model directory or a shipped model's name, e.g. tsptw50-hard (required)"},
+			&cli.StringFlag{Name: "model", Usage: "model directory or a shipped model's name, e.g. tsptw50-hard (required with --starts network)"},
+			&cli.StringFlag{Name: "starts", Value: infer.StartsNetwork, Usage: "start tours: network (decoded by --model), random-l or urgency (no model; needs a CPU budget for a timed search)"},
+			&cli.DurationFlag{Name: "cpu-budget", Usage: "with --starts random-l or urgency: the run's CPU time (user + sys) in place of the decode's share (0 = none)"},
+			&cli.DurationFlag{Name: "time-per-instance", Usage: "with --starts random-l or urgency: --cpu-budget per instance solved"},
 			&cli.StringFlag{Name: "data", Usage: "instances Parquet file (required)"},
 			&cli.StringFlag{Name: "out", Usage: "solutions Parquet file to write, atomically (required)"},
 			&cli.IntFlag{Name: "budget", Value: infer.DefaultBudget, DefaultText: "the paper's R for the data", Usage: "backtrack budget R per trajectory (-1 = unlimited)"},
@@ -50,6 +53,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "shard", Usage: "solve slice I (from 0) of K: I/K, or auto/K (I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID)"},
 			&cli.StringFlag{Name: "reference", Usage: "reference solutions Parquet file for the gap"},
 			&cli.StringFlag{Name: "metrics-json", Usage: "write the metrics as JSON to this file"},
+			&cli.BoolFlag{Name: "sequential", Usage: "decode each group of 64 instances after the last is searched (default: overlap them)"},
 			&cli.BoolFlag{Name: "all-tours", Usage: "write every decoded tour instead of the best per instance"},
 			&cli.BoolFlag{Name: "improve", Usage: "local search from each instance's decoded tours; keep the best"},
 			&cli.IntFlag{Name: "improve-starts", Value: d.Search.MaxStarts, Usage: "start tours per instance for --improve: the best K distinct decoded ones (0 = all)"},
@@ -99,6 +103,11 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	}
 	var missing []string // required unless the settings are only printed
 	for _, f := range []string{"model", "data", "out"} {
+		// Only network starts need --model; where it alone is missing, the
+		// usage check below names --starts too.
+		if f == "model" && (c.String("starts") != infer.StartsNetwork || c.IsSet("data") && c.IsSet("out")) {
+			continue
+		}
 		if !c.IsSet(f) && !c.Bool("print-settings") {
 			missing = append(missing, f)
 		}
@@ -122,7 +131,12 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	opt.Model, opt.Data, opt.Out, opt.Reference = c.String("model"), c.String("data"), c.String("out"), c.String("reference")
 	opt.Engine = engine.Options{Device: c.String("device"), Threads: c.Int("threads"), Workers: c.Int("workers")}
 	opt.Decode.Samples, opt.Decode.Lookahead, opt.Decode.Seed, opt.Decode.Batch = c.Int("samples"), look, c.Uint64("seed"), c.Int("batch")
-	opt.Limit, opt.AllTours, opt.Log = c.Int64("limit"), c.Bool("all-tours"), stderr
+	opt.Limit, opt.AllTours, opt.Log, opt.Sequential = c.Int64("limit"), c.Bool("all-tours"), stderr, c.Bool("sequential")
+	if opt.Starts, err = infer.ParseStarts(c.String("starts")); err != nil {
+		return opt, "", cliapp.Usagef("--starts: %w", err)
+	}
+	opt.CPUBudget, opt.CPUPerInstance = c.Duration("cpu-budget"), c.Duration("time-per-instance")
+	network := opt.Starts == infer.StartsNetwork
 	// The flags a preset sets keep its values unless given explicitly.
 	set := func(name string, apply func()) {
 		if c.IsSet(name) {
@@ -184,20 +198,38 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 		return opt, "", cliapp.Usagef("--neural-kicks %d: want ≥ 0", opt.NeuralKicks.Rounds)
 	case opt.NeuralKicks.Rounds > 0 && !opt.Improve:
 		return opt, "", cliapp.Usagef("--neural-kicks needs --improve")
+	case network && opt.Model == "" && !c.Bool("print-settings"):
+		return opt, "", cliapp.Usagef("--model is required with --starts network (the default); --starts random-l or urgency runs without a model")
+	case !network && opt.Model != "":
+		return opt, "", cliapp.Usagef("--model %s: --starts %s uses no model", opt.Model, opt.Starts)
+	case network && (opt.CPUBudget != 0 || opt.CPUPerInstance != 0):
+		return opt, "", cliapp.Usagef("--cpu-budget and --time-per-instance apply to --starts random-l or urgency; with --starts network the search's time is --improve-share of the decode's")
+	case opt.CPUBudget < 0 || opt.CPUPerInstance < 0 || (opt.CPUBudget > 0 && opt.CPUPerInstance > 0):
+		return opt, "", cliapp.Usagef("--cpu-budget %v, --time-per-instance %v: want one of them, ≥ 0", opt.CPUBudget, opt.CPUPerInstance)
+	case !network && opt.Improve && opt.ImproveShare > 0 && opt.CPUBudget == 0 && opt.CPUPerInstance == 0:
+		return opt, "", cliapp.Usagef("--starts %s with --improve-share (as --preset best sets it) needs --cpu-budget or --time-per-instance: there is no decode to take a share of", opt.Starts)
+	}
+	if !network {
+		opt.ImproveShare = 0 // the CPU budget takes the share's place
 	}
 	if c.Bool("print-settings") {
 		return opt, metrics, nil // no files are read or written
 	}
 	// A model name that resolves to nothing is a missing input: a failure
 	// like a missing --data, reported after the usage checks of the outputs.
-	resolved, modelErr := modelpath.Resolve(opt.Model)
-	if modelErr == nil {
-		opt.Model = resolved
+	var modelErr error
+	if network {
+		var resolved string
+		if resolved, modelErr = modelpath.Resolve(opt.Model); modelErr == nil {
+			opt.Model = resolved
+		}
 	}
 	// Outputs: their folders must exist (checked before hours of solving),
 	// and none may overwrite an input or an output checked before it.
 	taken := []atomicfile.Input{{Flag: "data", Path: opt.Data}, {Flag: "reference", Path: opt.Reference}}
-	taken = append(taken, atomicfile.DirInputs("model", opt.Model, features.ModelFiles...)...)
+	if network {
+		taken = append(taken, atomicfile.DirInputs("model", opt.Model, features.ModelFiles...)...)
+	}
 	for _, o := range []atomicfile.Input{{Flag: "out", Path: opt.Out}, {Flag: "metrics-json", Path: metrics}} {
 		if o.Path == "" {
 			continue
