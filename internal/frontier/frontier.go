@@ -294,7 +294,7 @@ func WriteTable(w io.Writer, cells []Cell) {
 
 func pct(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) }
 
-// Report is the JSON record of a measurement (docs/results/frontier.json):
+// Report is the JSON record of a measurement (kept under docs/results/frontier/ and rendered by docs/results/15-frontier.json):
 // what was run, when, on what, and the cells.
 type Report struct {
 	Title   string `json:"title"`

@@ -304,15 +304,29 @@ type FrontierCell struct {
 	CPUSecondsPer float64 `json:"cpu_seconds_per_instance"`
 }
 
-func frontierKind(decode func(any) error, _ string) (Header, *Table, error) {
+func frontierKind(decode func(any) error, dir string) (Header, *Table, error) {
 	var f struct {
 		Header
 		// Digits are the decimals of the gaps in percent (default 2).
 		Digits *int           `json:"digits,omitempty"`
-		Cells  []FrontierCell `json:"cells"`
+		Cells  []FrontierCell `json:"cells,omitempty"`
+		// Report names, relative to the section file's folder, a report
+		// as ./just bench-frontier writes it; its cells (medians over the
+		// repetitions) take the place of Cells.
+		Report string `json:"report,omitempty"`
 	}
 	if err := decode(&f); err != nil {
 		return f.Header, nil, err
+	}
+	if f.Report != "" {
+		if len(f.Cells) > 0 {
+			return f.Header, nil, fmt.Errorf("field report: %q given with cells; want one of them", f.Report)
+		}
+		cells, err := frontierReport(filepath.Join(dir, f.Report))
+		if err != nil {
+			return f.Header, nil, fmt.Errorf("field report: %w", err)
+		}
+		f.Cells = cells
 	}
 	digits := 2
 	if f.Digits != nil {
@@ -337,6 +351,42 @@ func frontierKind(decode func(any) error, _ string) (Header, *Table, error) {
 		t.Rows = append(t.Rows, []string{c.Set, c.Budget, net, no, strconv.FormatFloat(c.CPUSecondsPer, 'f', 3, 64)})
 	}
 	return f.Header, t, nil
+}
+
+// frontierReport reads the cells of a bench-frontier report: per set and
+// budget the median gaps and the network run's median CPU seconds over its
+// instances. Other fields of the report (every run, the conditions) are
+// the report's own and are not read here.
+func frontierReport(path string) ([]FrontierCell, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Cells []struct {
+			Set          string   `json:"set"`
+			Budget       string   `json:"budget"`
+			Instances    int      `json:"instances"`
+			NetworkGap   *float64 `json:"network_gap"`
+			NoNetworkGap *float64 `json:"no_network_gap"`
+			NetworkCPU   float64  `json:"network_cpu_s"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(r.Cells) == 0 {
+		return nil, fmt.Errorf("%s: field cells: none", path)
+	}
+	cells := make([]FrontierCell, len(r.Cells))
+	for i, c := range r.Cells {
+		if c.Instances <= 0 || c.NetworkGap == nil || c.NoNetworkGap == nil {
+			return nil, fmt.Errorf("%s: field cells[%d]: want instances > 0 and both gaps", path, i)
+		}
+		cells[i] = FrontierCell{Set: c.Set, Budget: c.Budget, NetworkGap: *c.NetworkGap, NoNetworkGap: *c.NoNetworkGap,
+			CPUSecondsPer: c.NetworkCPU / float64(c.Instances)}
+	}
+	return cells, nil
 }
 
 func format(v float64, how string, digits int) (string, error) {
