@@ -33,11 +33,25 @@ func scopeAt(scope *model.Scope, p string) *model.Scope {
 	return scope
 }
 
+// LiveVariables makes every variable of scope's store that graph g reads a
+// parameter of g, fed its current value at each call. Without it, GoMLX
+// bakes the variables' values into the graphs of the backends that prefer
+// constants (onnx, go) unless the graph is marked as training, and a graph
+// compiled once would go on using the weights of its first call after
+// SetWeights, a checkpoint restore or a train step. It must run before
+// the graph's first variable read; param calls it.
+func LiveVariables(scope *model.Scope, g *Graph) {
+	if !scope.IsTraining(g) {
+		scope.SetTraining(g, true)
+	}
+}
+
 // param returns the graph node of the float32 variable name (a single path
 // element) in scope, creating it with shape dims when it does not exist yet.
 // New variables draw weights uniformly from ±1/√dims[0]; norm scales start
 // at 1 and offsets at 0.
 func param(scope *model.Scope, g *Graph, name string, dims ...int) *Node {
+	LiveVariables(scope, g)
 	shape := shapes.Make(dtypes.Float32, dims...)
 	if v := scope.GetVariable(name); v != nil {
 		if !v.Shape().Equal(shape) {
