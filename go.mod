@@ -2,6 +2,8 @@ module github.com/lmask/lmask
 
 go 1.27
 
+toolchain go1.27.3
+
 require (
 	github.com/gomlx/compute v0.1.14
 	github.com/gomlx/compute-onnx v0.1.13
