@@ -17,6 +17,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models/features"
 )
 
@@ -30,6 +31,13 @@ const dumpUpdateEnv = "LMASK_DUMP_UPDATE"
 // onnx backend, runs it once on a random batch, and returns the op types
 // of the ONNX graph the backend ran, with their counts.
 func updateGraphOps(t *testing.T, cfg features.Config, name string) map[string]int {
+	t.Helper()
+	return updateGraphOpsAt(t, cfg, name, 2, 3, 5, 9)
+}
+
+// updateGraphOpsAt is updateGraphOps on a batch of b instances of n nodes,
+// p rollouts of t steps each.
+func updateGraphOpsAt(t *testing.T, cfg features.Config, name string, b, p, tt, n int) map[string]int {
 	t.Helper()
 	if testBackend(t) != BackendONNX {
 		t.Skipf("%s not set: the graph's op types are those of the onnx backend", ORTLibraryEnv)
@@ -46,7 +54,7 @@ func updateGraphOps(t *testing.T, cfg features.Config, name string) map[string]i
 		}
 	}
 	rng := rand.New(rand.NewPCG(4, 5))
-	r := randomReplay(rng, 2, 3, 5, 9)
+	r := randomReplay(rng, b, p, tt, n)
 	if k := cfg.CandWidth(); k > 0 {
 		r.WithCand(k)
 		copy(r.CandFeat, randomCand(rng, r.Mask, k))
@@ -114,4 +122,16 @@ func TestUpdateGraphIsMatMulOnly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDumpImitationUpdate writes the ONNX graph of the imitation update of
+// the default 6-layer network (256 label tours of TSPTW-50, the bench's
+// imitation step) into $LMASK_DUMP_UPDATE, for onnxruntime's profiler; it
+// skips without the variable.
+func TestDumpImitationUpdate(t *testing.T) {
+	if os.Getenv(dumpUpdateEnv) == "" {
+		t.Skipf("%s not set", dumpUpdateEnv)
+	}
+	cfg := features.DefaultConfig(lazymask.TSPTW)
+	updateGraphOpsAt(t, cfg, "imitation-update-L6", 256, 1, 49, 50)
 }
