@@ -80,6 +80,10 @@ eval-stress dir="work/stress" model="tsptw50-medium" *flags="":
 eval-baseline *kicks="0 10":
     bash scripts/eval-baseline.sh {{kicks}}
 
+# Write docs/results.md from the measurements in docs/results/*.json (a test checks that the page is current).
+results:
+    go run ./scripts/results --dir docs/results --out docs/results.md
+
 # Run every test (the CI entry point).
 test: setup deps-check
     go vet ./...

@@ -1,10 +1,13 @@
 package datasets
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/lazymask"
 )
 
@@ -32,12 +35,16 @@ func TestTourToDraw(t *testing.T) {
 		k    int64
 		want string
 	}{
-		{"", 1, ip + ": flag --index: row 1 out of range [0,1)"},
-		{sp, 2, sp + ": flag --index: row 2 out of range [0,2)"},
+		{"", 1, ip + ": Index 1: row out of range [0,1)"},
+		{sp, 2, sp + ": Index 2: row out of range [0,2)"},
 		{sp, 1, sp + ": row 1: field instance: 3 out of range [0,1) (size mismatch with " + ip + ")"},
 	} {
-		if _, _, err := TourToDraw(ip, c.sp, c.k); err == nil || err.Error() != c.want {
+		_, _, err := TourToDraw(ip, c.sp, c.k)
+		if err == nil || err.Error() != c.want {
 			t.Errorf("row %d of %q: %v, want %s", c.k, c.sp, err, c.want)
+		}
+		if oe := opterr.As(err); (oe != nil && oe.Option == "Index" && oe.Value == fmt.Sprint(c.k)) != strings.Contains(c.want, "Index") {
+			t.Errorf("row %d of %q: option error %+v", c.k, c.sp, oe)
 		}
 	}
 }

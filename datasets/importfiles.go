@@ -1,15 +1,15 @@
 package datasets
 
 import (
-	"fmt"
 	"os"
 	"strings"
 
 	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/internal/opterr"
 )
 
 // ReferencePath returns where the benchmark's reference values go: ref
-// (the --references flag) or, when empty and there are references, out with
+// (the References option) or, when empty and there are references, out with
 // .refs.parquet for .parquet; "" for none. Since the default name is known
 // only once the benchmark is read, it is checked here as the command checks
 // its flags: a regular file or a new one, and neither out nor in.
@@ -21,9 +21,9 @@ func (bm *Benchmark) ReferencePath(ref, in, out string) (string, error) {
 		return "", nil
 	}
 	if err := atomicfile.CheckDest(ref); err != nil {
-		return "", fmt.Errorf("--references: %w", err)
+		return "", opterr.Wrap("References", "", err)
 	}
-	if err := atomicfile.Distinct("references", ref, atomicfile.Input{Flag: "out", Path: out}, atomicfile.Input{Flag: "in", Path: in}); err != nil {
+	if err := distinctOut("References", ref, "Out", out, "In", in); err != nil {
 		return "", err
 	}
 	return ref, nil
@@ -79,4 +79,16 @@ func ImportNPZReferenceFile(in, instPath, out string) (NPZReferenceImport, error
 		return NPZReferenceImport{}, err
 	}
 	return NPZReferenceImport{Rows: len(sols), Tours: tours, Violating: viol, Source: meta.Source}, nil
+}
+
+// distinctOut refuses the output path out of the option outOption when it
+// names the same file as one of the inputs, given as pairs of option and
+// path: an *opterr.Error naming both options.
+func distinctOut(outOption, out string, inputs ...string) error {
+	for i := 0; i+1 < len(inputs); i += 2 {
+		if _, same := atomicfile.Same(out, atomicfile.Input{Path: inputs[i+1]}); same {
+			return opterr.New(outOption, out, "is the %v file: writing it would destroy the input; choose another output path", opterr.Name(inputs[i]))
+		}
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/lazymask"
 )
 
@@ -193,7 +194,8 @@ type DrawTarget struct {
 
 // TourToDraw finds row k of the solutions file solPath and its instance, or,
 // with solPath empty, row k of instPath and its known tour; note is
-// MatchFiles's. Errors name the file, the row and the flag.
+// MatchFiles's. Errors name the file, the row and the option (an
+// *opterr.Error of Index where k is out of range).
 func TourToDraw(instPath, solPath string, k int64) (t DrawTarget, note string, err error) {
 	t.Row = k
 	if solPath != "" {
@@ -205,7 +207,7 @@ func TourToDraw(instPath, solPath string, k int64) (t DrawTarget, note string, e
 			return t, note, err
 		}
 		if s == nil {
-			return t, note, fmt.Errorf("%s: flag --index: row %d out of range [0,%d)", solPath, k, n)
+			return t, note, fmt.Errorf("%s: %w", solPath, opterr.New("Index", fmt.Sprint(k), "row out of range [0,%d)", n))
 		}
 		t.Tour, t.Row = s.Tour, s.Instance
 		t.Title = fmt.Sprintf("%s row %d (%s) · instance %d of %s", filepath.Base(solPath), k, s.Source, t.Row, filepath.Base(instPath))
@@ -219,7 +221,7 @@ func TourToDraw(instPath, solPath string, k int64) (t DrawTarget, note string, e
 			return t, note, fmt.Errorf("%s: row %d: field instance: %d out of range [0,%d) (size mismatch with %s)",
 				solPath, k, t.Row, n, instPath)
 		}
-		return t, note, fmt.Errorf("%s: flag --index: row %d out of range [0,%d)", instPath, k, n)
+		return t, note, fmt.Errorf("%s: %w", instPath, opterr.New("Index", fmt.Sprint(k), "row out of range [0,%d)", n))
 	}
 	if solPath == "" {
 		t.Tour = known

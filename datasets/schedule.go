@@ -137,7 +137,7 @@ func ExportSchedules(instPath, solPath, out string, opt ExportOptions) (ExportSu
 	if opt.Format != ExportCSV && opt.Format != ExportJSON {
 		return sum, "", fmt.Errorf("unknown export format %q (want csv or json)", opt.Format)
 	}
-	if err := atomicfile.Distinct("out", out, atomicfile.Input{Flag: "instances", Path: instPath}, atomicfile.Input{Flag: "solutions", Path: solPath}); err != nil {
+	if err := distinctOut("Out", out, "Instances", instPath, "Solutions", solPath); err != nil {
 		return sum, "", err
 	}
 	d, err := ReadInstances(instPath)

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/lmask/lmask/datasets"
@@ -46,7 +47,7 @@ func Example() {
 
 	opt := solve.Options{Search: localsearch.Options{Kicks: 5, MaxStarts: 8}, Urgency: true, Workers: 2}
 	for _, o := range []solve.Options{opt, opt.WithShare(3.5, solver.Stats().Wall)} {
-		res, stats, err := solve.Improve(engine.ImproveJobs(insts, sols, 1), o)
+		res, stats, err := solve.Improve(context.Background(), engine.ImproveJobs(insts, sols, 1), o)
 		if err != nil {
 			panic(err)
 		}

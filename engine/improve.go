@@ -10,7 +10,7 @@ import (
 // (SolveOptions.AllTours; failed decodes skipped); every job gets seed.
 //
 //	sols, _ := solver.Solve(insts)
-//	res, stats, err := solve.Improve(engine.ImproveJobs(insts, sols, seed), opt.WithShare(3.5, solver.Stats().Wall))
+//	res, stats, err := solve.Improve(ctx, engine.ImproveJobs(insts, sols, seed), opt.WithShare(3.5, solver.Stats().Wall))
 func ImproveJobs(insts []*lazymask.Instance, sols []Solution, seed uint64) []solve.Job {
 	jobs := make([]solve.Job, len(insts))
 	for i := range insts {

@@ -175,7 +175,7 @@ func (s *Solver) Rescue(ctx context.Context, inst *lazymask.Instance, index int6
 	// no feasible tour then costs no retries.
 	var exact *localsearch.FeasibleResult
 	if localsearch.FeasibleIsExact(inst) {
-		fr, err := localsearch.FindFeasible(inst, nil, localsearch.FeasibleOptions{Seed: seed})
+		fr, err := localsearch.FindFeasibleContext(ctx, inst, nil, localsearch.FeasibleOptions{Seed: seed})
 		if errors.Is(err, localsearch.ErrNoFeasibleTour) {
 			res.NoTour, res.Elapsed = true, time.Since(began)
 			return res, nil
@@ -207,7 +207,7 @@ func (s *Solver) Rescue(ctx context.Context, inst *lazymask.Instance, index int6
 	} else {
 		left := opt.TimeLimit - time.Since(began)
 		var err error
-		fr, err = localsearch.FindFeasible(inst, pool, localsearch.FeasibleOptions{TimeLimit: max(left, time.Millisecond), Seed: seed})
+		fr, err = localsearch.FindFeasibleContext(ctx, inst, pool, localsearch.FeasibleOptions{TimeLimit: max(left, time.Millisecond), Seed: seed})
 		if err != nil {
 			return res, fmt.Errorf("rescue: %w", err)
 		}

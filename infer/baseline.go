@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -29,12 +30,15 @@ func Heuristic(name string) (func() lazymask.Policy, error) {
 // (solve.Heuristic; instance i with seed cfg.Seed+i) and returns its rows,
 // source policy: each instance's best tour in the order of
 // lazymask.Compare, or every tour with allTours (lmask-data baseline).
-func Baseline(insts []*lazymask.Instance, policy string, samples int, cfg lazymask.Config, workers int, allTours bool) ([]datasets.Solution, error) {
+//
+// When ctx is done the decoding stops between instances and Baseline
+// returns ctx's error.
+func Baseline(ctx context.Context, insts []*lazymask.Instance, policy string, samples int, cfg lazymask.Config, workers int, allTours bool) ([]datasets.Solution, error) {
 	newPolicy, err := Heuristic(policy)
 	if err != nil {
 		return nil, err
 	}
-	decoded, err := solve.Heuristic(insts, newPolicy, samples, cfg, workers)
+	decoded, err := solve.Heuristic(ctx, insts, newPolicy, samples, cfg, workers)
 	if err != nil {
 		return nil, err
 	}

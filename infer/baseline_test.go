@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"context"
 	"errors"
 	"math"
 	"reflect"
@@ -35,11 +36,11 @@ func TestBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	lc := lazymask.Config{Lookahead: lazymask.LookTSL, Budget: 5, Semantics: lazymask.Test, Seed: 3}
-	all, err := Baseline(insts, "random-l", 4, lc, 2, true)
+	all, err := Baseline(context.Background(), insts, "random-l", 4, lc, 2, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	best, err := Baseline(insts, "random-l", 4, lc, 1, false)
+	best, err := Baseline(context.Background(), insts, "random-l", 4, lc, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestBaseline(t *testing.T) {
 			t.Fatalf("instance %d: row %+v, checker %+v", i, b, res)
 		}
 	}
-	if _, err := Baseline(insts, "greedy", 1, lc, 1, false); err == nil || !strings.Contains(err.Error(), `unknown policy "greedy"`) {
+	if _, err := Baseline(context.Background(), insts, "greedy", 1, lc, 1, false); err == nil || !strings.Contains(err.Error(), `unknown policy "greedy"`) {
 		t.Errorf("unknown policy: %v", err)
 	}
 }
@@ -77,13 +78,13 @@ func TestImproveSolutions(t *testing.T) {
 		t.Fatal(err)
 	}
 	lc := lazymask.Config{Lookahead: lazymask.LookTSL, Budget: 5, Semantics: lazymask.Test, Seed: 1}
-	sols, err := Baseline(insts, "uniform", 3, lc, 1, true)
+	sols, err := Baseline(context.Background(), insts, "uniform", 3, lc, 1, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sols = append(sols, datasets.Solution{Instance: 1, Cost: math.Inf(1), Source: "none"})
 	opt := solve.Options{Search: localsearch.Options{Kicks: 2}, Workers: 2}
-	rows, st, err := ImproveSolutions(insts, sols, "s.parquet", opt, 10, false)
+	rows, st, err := ImproveSolutions(context.Background(), insts, sols, "s.parquet", opt, 10, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestImproveSolutions(t *testing.T) {
 			t.Fatalf("row %d: %+v, want the tour %v", r, rows[r], want.Tour)
 		}
 	}
-	per, _, err := ImproveSolutions(insts, sols, "s.parquet", opt, 10, true)
+	per, _, err := ImproveSolutions(context.Background(), insts, sols, "s.parquet", opt, 10, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestImproveSolutions(t *testing.T) {
 	}
 	bad := append(slices.Clone(sols), datasets.Solution{Instance: 7, Tour: []int{0, 1}})
 	var re *datasets.RowError
-	if _, _, err := ImproveSolutions(insts, bad, "s.parquet", opt, 10, false); !errors.As(err, &re) || re.File != "s.parquet" || re.Row != int64(len(sols)) || re.Field != "instance" {
+	if _, _, err := ImproveSolutions(context.Background(), insts, bad, "s.parquet", opt, 10, false); !errors.As(err, &re) || re.File != "s.parquet" || re.Row != int64(len(sols)) || re.Field != "instance" {
 		t.Errorf("instance out of range: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,16 +22,19 @@ import (
 // copied), or with perInstance one search per instance from the tours of
 // all its rows, which gives one row per instance (lmask-data improve).
 // Errors name the file and row.
-func ImproveSolutions(insts []*lazymask.Instance, sols []datasets.Solution, file string, opt solve.Options, seed uint64, perInstance bool) ([]datasets.Solution, solve.Stats, error) {
+//
+// When ctx is done the searches stop within moments and ImproveSolutions
+// returns ctx's error and no rows (solve.Improve).
+func ImproveSolutions(ctx context.Context, insts []*lazymask.Instance, sols []datasets.Solution, file string, opt solve.Options, seed uint64, perInstance bool) ([]datasets.Solution, solve.Stats, error) {
 	if perInstance {
-		return improvePerInstance(insts, sols, file, opt, seed)
+		return improvePerInstance(ctx, insts, sols, file, opt, seed)
 	}
-	return improveRows(insts, sols, file, opt, seed)
+	return improveRows(ctx, insts, sols, file, opt, seed)
 }
 
 // improveRows runs the search from every row with a tour (row r with seed
 // seed+r); rows without a tour are copied. Errors name the file and row.
-func improveRows(insts []*lazymask.Instance, sols []datasets.Solution, file string, opt solve.Options, seed uint64) ([]datasets.Solution, solve.Stats, error) {
+func improveRows(ctx context.Context, insts []*lazymask.Instance, sols []datasets.Solution, file string, opt solve.Options, seed uint64) ([]datasets.Solution, solve.Stats, error) {
 	var jobs []solve.Job
 	var rows []int
 	for r, s := range sols {
@@ -42,7 +46,7 @@ func improveRows(insts []*lazymask.Instance, sols []datasets.Solution, file stri
 		}
 		jobs, rows = append(jobs, solve.Job{Inst: insts[s.Instance], Starts: [][]int{s.Tour}, Seed: seed + uint64(r)}), append(rows, r)
 	}
-	res, st, err := solve.Improve(jobs, opt)
+	res, st, err := solve.Improve(ctx, jobs, opt)
 	if err != nil {
 		return nil, st, jobError(err, file, func(job, _ int) int { return rows[job] }, jobs)
 	}
@@ -59,7 +63,7 @@ func improveRows(insts []*lazymask.Instance, sols []datasets.Solution, file stri
 // rows, in instance order: the best tour found (source "<best start's
 // source>+ls", or "urgency+ls"), or a copy of a tourless row. Errors name
 // the file and row.
-func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, file string, opt solve.Options, seed uint64) ([]datasets.Solution, solve.Stats, error) {
+func improvePerInstance(ctx context.Context, insts []*lazymask.Instance, sols []datasets.Solution, file string, opt solve.Options, seed uint64) ([]datasets.Solution, solve.Stats, error) {
 	rows := map[int64][]int{}
 	for r, s := range sols {
 		if err := instanceInRange(file, r, s.Instance, len(insts)); err != nil {
@@ -75,7 +79,7 @@ func improvePerInstance(insts []*lazymask.Instance, sols []datasets.Solution, fi
 			jobs[k].Starts = append(jobs[k].Starts, sols[r].Tour)
 		}
 	}
-	res, st, err := solve.Improve(jobs, opt)
+	res, st, err := solve.Improve(ctx, jobs, opt)
 	if err != nil {
 		return nil, st, jobError(err, file, func(job, start int) int { return rows[order[job]][start] }, jobs)
 	}

@@ -102,7 +102,7 @@ func (opt Options) rescueAll(ctx context.Context, s *engine.Solver, insts []*laz
 			rs.source = SourceSearch
 		}
 		if opt.Improve {
-			res, _, err := solve.Improve([]solve.Job{{Inst: in, Starts: [][]int{r.Tour.Nodes}, Seed: opt.Decode.Seed}}, opt.improveOptions(1))
+			res, _, err := solve.Improve(ctx, []solve.Job{{Inst: in, Starts: [][]int{r.Tour.Nodes}, Seed: opt.Decode.Seed}}, opt.improveOptions(1))
 			if err != nil {
 				return nil, 0, fmt.Errorf("%s row %d: improve: %w", opt.Data, first+int64(i), err)
 			}

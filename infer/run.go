@@ -221,7 +221,7 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 				so.Deadline = so.Deadline.Add(setupPart(opt.SetupShare, setup, len(insts), hi-lo))
 			}
 			jobs := engine.ImproveJobs(insts, sols, dec.Seed)
-			if improved, st, err = solve.Improve(jobs, so); err != nil {
+			if improved, st, err = solve.Improve(ctx, jobs, so); err != nil {
 				return Summary{}, fmt.Errorf("improve: %w", err)
 			}
 			sum.Search.Add(st)

@@ -79,7 +79,7 @@ func (s Search) solveFixed(ctx context.Context, insts []*lazymask.Instance, star
 				jobs[i].Fixed = fixed[lo+i]
 			}
 		}
-		res, _, err := solve.Improve(jobs, opt)
+		res, _, err := solve.Improve(ctx, jobs, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -498,8 +498,8 @@ type RandomL struct {
 func (r RandomL) Describe() string { return fmt.Sprintf("Random-L ×%d, R = %d", r.Samples, r.Budget) }
 
 // Starts decodes the Random-L tours.
-func (r RandomL) Starts(_ context.Context, insts []*lazymask.Instance) ([][][]int, error) {
-	dec, err := solve.Heuristic(insts, func() lazymask.Policy { return &lazymask.RandomL{} }, r.Samples,
+func (r RandomL) Starts(ctx context.Context, insts []*lazymask.Instance) ([][][]int, error) {
+	dec, err := solve.Heuristic(ctx, insts, func() lazymask.Policy { return &lazymask.RandomL{} }, r.Samples,
 		lazymask.Config{Budget: r.Budget, Seed: r.Seed}, r.Workers)
 	if err != nil {
 		return nil, err

@@ -3,21 +3,32 @@ package labels
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/lazymask"
 )
 
-// Request holds the lmask-data label flags as given; Resolve checks them.
-// IsSet reports whether a flag, by name, was given; ParseShard parses
-// --shard (it may read the environment).
+// The generator's size and hardness where a Request names none.
+const (
+	DefaultSize     = 50
+	DefaultHardness = "medium"
+)
+
+// Request holds a label run's settings as given; Resolve checks them. The
+// optional ones are nil (or "" for Problem) where not given: Size and
+// Hardness then take DefaultSize and DefaultHardness for a generated set
+// and the files' for instance files, Budget the paper's R. ParseShard
+// parses Shard (it may read the environment).
 type Request struct {
-	Problem, Hardness, Shard, Model, Keep string
-	Size, Chunk, Count, Budget            int
-	Relabel, Prefixes                     bool
-	IsSet                                 func(flag string) bool
-	ParseShard                            func(string) (Shard, error)
+	Problem, Shard, Model, Keep string
+	Hardness                    *string
+	Size, Budget                *int
+	Chunk, Count                int
+	Relabel, Prefixes           bool
+	ParseShard                  func(string) (Shard, error)
 }
 
 // Resolved is a checked Request: the problem, the size and hardness of the
@@ -32,9 +43,9 @@ type Resolved struct {
 	Budget   int
 }
 
-// Resolve checks the flags against each other and against the instance
+// Resolve checks the settings against each other and against the instance
 // files (nil when the set is generated); every error it returns is a usage
-// error naming the flag.
+// error, an *opterr.Error naming the Request field (Instances: the files).
 func (r Request) Resolve(files *datasets.InstanceFiles) (Resolved, error) {
 	var res Resolved
 	if files != nil {
@@ -46,52 +57,60 @@ func (r Request) Resolve(files *datasets.InstanceFiles) (Resolved, error) {
 	if files != nil {
 		p = files.Problem
 	} else if err != nil {
-		return res, fmt.Errorf("label: flag --problem: %v (or label given files with --instances)", err)
+		return res, fmt.Errorf("label: %w", opterr.New("Problem", "", "%v (or label given files with %v)", err, opterr.Name("Instances")))
 	}
-	size, hard := r.Size, strings.ToLower(r.Hardness)
+	size, hard := DefaultSize, DefaultHardness
+	if r.Size != nil {
+		size = *r.Size
+	}
+	if r.Hardness != nil {
+		hard = strings.ToLower(*r.Hardness)
+	}
 	if files != nil {
 		size, hard = slices.Max(files.Sizes()), ""
 	} else if size < 3 {
-		return res, fmt.Errorf("label: flag --size: %d, want ≥ 3", size)
+		return res, fmt.Errorf("label: %w", opterr.New("Size", fmt.Sprint(size), "want ≥ 3"))
 	} else if _, err := datasets.NewGenerator(datasets.GenConfig{Problem: p, N: size, Hardness: hard}); err != nil {
-		return res, fmt.Errorf("label: flag --hardness: %v", err)
+		return res, fmt.Errorf("label: %w", opterr.New("Hardness", "", "%v", err))
 	}
 	var shard Shard
 	if r.Shard != "" {
 		sh, err := r.ParseShard(r.Shard)
 		if err != nil {
-			return res, fmt.Errorf("label: flag --shard: %v", err)
+			return res, fmt.Errorf("label: %w", opterr.New("Shard", "", "%v", err))
 		}
 		if r.Relabel {
-			return res, fmt.Errorf("label: --shard grows a set; --relabel re-solves a whole one")
+			return res, fmt.Errorf("label: %w", opterr.New("Shard", "", "grows a set; %v re-solves a whole one", opterr.Name("Relabel")))
 		}
 		shard = sh
 	}
 	if r.Chunk < 1 {
-		return res, fmt.Errorf("label: flag --chunk: %d, want ≥ 1", r.Chunk)
+		return res, fmt.Errorf("label: %w", opterr.New("Chunk", fmt.Sprint(r.Chunk), "want ≥ 1"))
 	}
 	if !r.Relabel && files == nil && r.Count < 1 {
-		return res, fmt.Errorf("label: flag --count: %d, want ≥ 1 (instances the set should hold)", r.Count)
+		return res, fmt.Errorf("label: %w", opterr.New("Count", fmt.Sprint(r.Count), "want ≥ 1 (instances the set should hold)"))
 	}
 	if r.Relabel && r.Model == "" {
-		return res, fmt.Errorf("label: --relabel needs --model (the network whose tours may beat the stored labels)")
+		return res, fmt.Errorf("label: %w", opterr.New("Relabel", "", "needs %v (the network whose tours may beat the stored labels)", opterr.Name("Model")))
 	}
 	keep := ""
 	switch r.Keep {
 	case "all":
 	case datasets.KeepFailed:
 		if r.Model == "" {
-			return res, fmt.Errorf("label: --keep failed needs --model (the network whose failures pick the instances)")
+			return res, fmt.Errorf("label: %w", opterr.New("Keep", r.Keep, "needs %v (the network whose failures pick the instances)", opterr.Name("Model")))
 		}
 		keep = datasets.KeepFailed
 	default:
-		return res, fmt.Errorf("label: flag --keep: %q, want all or failed", r.Keep)
+		return res, fmt.Errorf("label: %w", opterr.New("Keep", strconv.Quote(r.Keep), "want all or failed"))
 	}
 	if r.Prefixes && (r.Model == "" || r.Relabel || keep != "") {
-		return res, fmt.Errorf("label: --prefixes needs --model and goes with neither --relabel nor --keep failed")
+		return res, fmt.Errorf("label: %w", opterr.New("Prefixes", "", "needs %v and goes with neither %v nor %v failed", opterr.Name("Model"), opterr.Name("Relabel"), opterr.Name("Keep")))
 	}
-	budget := r.Budget
-	if !r.IsSet("budget") {
+	var budget int
+	if r.Budget != nil {
+		budget = *r.Budget
+	} else {
 		// Given files: the largest size's budget (medium where unknown).
 		if budget, _ = lazymask.PaperBudget(p, size, hard); budget == 0 {
 			budget, _ = lazymask.PaperBudget(p, size, "medium")
@@ -100,18 +119,18 @@ func (r Request) Resolve(files *datasets.InstanceFiles) (Resolved, error) {
 	return Resolved{Problem: p, Size: size, Hardness: hard, Shard: shard, Keep: keep, Budget: budget}, nil
 }
 
-// filesAgree refuses generator flags that contradict the instance
+// filesAgree refuses generator settings that contradict the instance
 // files: another problem, another size than the files' one size, a
 // hardness.
 func (r Request) filesAgree(files *datasets.InstanceFiles) error {
-	if r.IsSet("problem") && !strings.EqualFold(r.Problem, files.Problem.String()) {
-		return fmt.Errorf("label: flag --problem %s: the --instances files hold %v", r.Problem, files.Problem)
+	if r.Problem != "" && !strings.EqualFold(r.Problem, files.Problem.String()) {
+		return fmt.Errorf("label: %w", opterr.New("Problem", r.Problem, "the %v files hold %v", opterr.Name("Instances"), files.Problem))
 	}
-	if sz := files.Sizes(); r.IsSet("size") && (len(sz) != 1 || sz[0] != r.Size) {
-		return fmt.Errorf("label: flag --size %d: the --instances files hold sizes %v", r.Size, sz)
+	if sz := files.Sizes(); r.Size != nil && (len(sz) != 1 || sz[0] != *r.Size) {
+		return fmt.Errorf("label: %w", opterr.New("Size", fmt.Sprint(*r.Size), "the %v files hold sizes %v", opterr.Name("Instances"), sz))
 	}
-	if r.IsSet("hardness") {
-		return fmt.Errorf("label: flag --hardness: the --instances files are not generated (drop the flag)")
+	if r.Hardness != nil {
+		return fmt.Errorf("label: %w", opterr.New("Hardness", "", "the %v files are not generated (drop it)", opterr.Name("Instances")))
 	}
 	return nil
 }

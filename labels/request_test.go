@@ -3,77 +3,101 @@ package labels
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/lazymask"
 )
 
+// request is a generated set's request of 20 nodes, medium, with a budget
+// of 7 where set names "budget".
 func request(set ...string) Request {
-	return Request{Problem: "tsptw", Hardness: "Medium", Keep: "all", Size: 20, Chunk: 10, Count: 30, Budget: 7,
-		IsSet: func(f string) bool {
-			for _, s := range set {
-				if s == f {
-					return true
-				}
-			}
-			return false
-		},
+	size, hard := 20, "Medium"
+	r := Request{Problem: "tsptw", Hardness: &hard, Keep: "all", Size: &size, Chunk: 10, Count: 30,
 		ParseShard: func(v string) (Shard, error) {
 			if v != "1/3" {
 				return Shard{}, errors.New("bad shard")
 			}
 			return Shard{Index: 1, Count: 3}, nil
 		}}
+	if slices.Contains(set, "budget") {
+		budget := 7
+		r.Budget = &budget
+	}
+	return r
+}
+
+// fileRequest is request with only the generator settings that set names
+// given (problem, size, hardness), as for instance files.
+func fileRequest(set ...string) Request {
+	r := request()
+	if !slices.Contains(set, "problem") {
+		r.Problem = ""
+	}
+	if !slices.Contains(set, "size") {
+		r.Size = nil
+	}
+	if !slices.Contains(set, "hardness") {
+		r.Hardness = nil
+	}
+	return r
 }
 
 func TestResolve(t *testing.T) {
+	if r, err := (Request{Problem: "tsptw", Keep: "all", Chunk: 10, Count: 30}).Resolve(nil); err != nil || r.Size != DefaultSize || r.Hardness != DefaultHardness {
+		t.Fatalf("no size or hardness given: %+v, %v", r, err)
+	}
 	r, err := request().Resolve(nil)
 	want, _ := lazymask.PaperBudget(lazymask.TSPTW, 20, "medium")
 	if err != nil || r.Problem != lazymask.TSPTW || r.Size != 20 || r.Hardness != "medium" || r.Keep != "" || r.Budget != want {
 		t.Fatalf("defaults: %+v, %v (paper budget %d)", r, err, want)
 	}
 	if r, err := request("budget").Resolve(nil); err != nil || r.Budget != 7 {
-		t.Fatalf("--budget 7: %+v, %v", r, err)
+		t.Fatalf("budget 7: %+v, %v", r, err)
 	}
 	q := request()
 	q.Shard, q.Model, q.Keep = "1/3", "m", "failed"
 	if r, err := q.Resolve(nil); err != nil || r.Shard != (Shard{1, 3}) || r.Keep != datasets.KeepFailed {
 		t.Fatalf("shard and keep: %+v, %v", r, err)
 	}
-	for name, edit := range map[string]func(*Request){
-		"label: flag --problem":              func(r *Request) { r.Problem = "cvrp" },
-		"label: flag --size: 2, want ≥ 3":    func(r *Request) { r.Size = 2 },
-		"label: flag --hardness":             func(r *Request) { r.Hardness = "brutal" },
-		"label: flag --shard: bad shard":     func(r *Request) { r.Shard = "9" },
-		"label: --shard grows a set":         func(r *Request) { r.Shard, r.Relabel, r.Model = "1/3", true, "m" },
-		"label: flag --chunk: 0, want ≥ 1":   func(r *Request) { r.Chunk = 0 },
-		"label: flag --count: 0, want ≥ 1":   func(r *Request) { r.Count = 0 },
-		"label: --relabel needs --model":     func(r *Request) { r.Relabel = true },
-		"label: --keep failed needs --model": func(r *Request) { r.Keep = "failed" },
-		`label: flag --keep: "some"`:         func(r *Request) { r.Keep = "some" },
-		"label: --prefixes needs --model":    func(r *Request) { r.Prefixes, r.Model, r.Relabel = true, "m", true },
+	for _, c := range []struct {
+		option, value, want string // want: the message's start
+		edit                func(*Request)
+	}{
+		{"Problem", "", "label: Problem: ", func(r *Request) { r.Problem = "cvrp" }},
+		{"Size", "2", "label: Size 2: want ≥ 3", func(r *Request) { *r.Size = 2 }},
+		{"Hardness", "", "label: Hardness: ", func(r *Request) { *r.Hardness = "brutal" }},
+		{"Shard", "", "label: Shard: bad shard", func(r *Request) { r.Shard = "9" }},
+		{"Shard", "", "label: Shard: grows a set; Relabel re-solves", func(r *Request) { r.Shard, r.Relabel, r.Model = "1/3", true, "m" }},
+		{"Chunk", "0", "label: Chunk 0: want ≥ 1", func(r *Request) { r.Chunk = 0 }},
+		{"Count", "0", "label: Count 0: want ≥ 1", func(r *Request) { r.Count = 0 }},
+		{"Relabel", "", "label: Relabel: needs Model", func(r *Request) { r.Relabel = true }},
+		{"Keep", "failed", "label: Keep failed: needs Model", func(r *Request) { r.Keep = "failed" }},
+		{"Keep", `"some"`, `label: Keep "some": want all or failed`, func(r *Request) { r.Keep = "some" }},
+		{"Prefixes", "", "label: Prefixes: needs Model and goes with neither Relabel nor Keep failed", func(r *Request) { r.Prefixes, r.Model, r.Relabel = true, "m", true }},
 	} {
 		q := request()
-		edit(&q)
-		if _, err := q.Resolve(nil); err == nil || !strings.HasPrefix(err.Error(), name) {
-			t.Errorf("%s: got %v", name, err)
+		c.edit(&q)
+		_, err := q.Resolve(nil)
+		if oe := opterr.As(err); oe == nil || oe.Option != c.option || oe.Value != c.value || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: got %v (%+v), want %s", c.want, err, oe, c.want)
 		}
 	}
 	files := &datasets.InstanceFiles{Problem: lazymask.TSPDL, Instances: []*lazymask.Instance{{N: 10}, {N: 30}}}
-	q = request()
-	q.Problem = ""
-	if r, err := q.Resolve(files); err != nil || r.Problem != lazymask.TSPDL || r.Size != 30 || r.Hardness != "" {
+	if r, err := fileRequest().Resolve(files); err != nil || r.Problem != lazymask.TSPDL || r.Size != 30 || r.Hardness != "" {
 		t.Fatalf("files: %+v, %v", r, err)
 	}
-	for flag, want := range map[string]string{
-		"problem":  "label: flag --problem tsptw: the --instances files hold tspdl",
-		"size":     "label: flag --size 20: the --instances files hold sizes [10 30]",
-		"hardness": "label: flag --hardness: the --instances files are not generated (drop the flag)",
+	for _, c := range []struct{ field, option, value, want string }{
+		{"problem", "Problem", "tsptw", "label: Problem tsptw: the Instances files hold tspdl"},
+		{"size", "Size", "20", "label: Size 20: the Instances files hold sizes [10 30]"},
+		{"hardness", "Hardness", "", "label: Hardness: the Instances files are not generated (drop it)"},
 	} {
-		if _, err := request(flag).Resolve(files); err == nil || err.Error() != want {
-			t.Errorf("--%s with files: got %v, want %s", flag, err, want)
+		_, err := fileRequest(c.field).Resolve(files)
+		if oe := opterr.As(err); oe == nil || oe.Option != c.option || oe.Value != c.value || err.Error() != c.want {
+			t.Errorf("%s with files: got %v, want %s", c.field, err, c.want)
 		}
 	}
 }

@@ -22,9 +22,7 @@ func BenchmarkImproveTSPTW50Kicks(b *testing.B) {
 // BenchmarkImproveTSPTW50KicksFullScans is BenchmarkImproveTSPTW50Kicks
 // with the neighbour lists off (every scan a full one): the lists' speed-up.
 func BenchmarkImproveTSPTW50KicksFullScans(b *testing.B) {
-	useNear = false
-	defer func() { useNear = true }()
-	benchImprove(b, lazymask.TSPTW, 50, Options{Kicks: 50, Seed: 1})
+	benchImprove(b, lazymask.TSPTW, 50, Options{Kicks: 50, Seed: 1, tune: noNear})
 }
 
 // BenchmarkImproveTSPDL50 measures one descent from a feasible TSPDL-50

@@ -12,6 +12,7 @@ import (
 // kickBridge up to kickBridgeN nodes and grow in proportion beyond; TSPDL
 // keeps kickBridge.
 func TestBridgeRunsGrowWithN(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		prob lazymask.Problem
 		n    int
@@ -24,7 +25,7 @@ func TestBridgeRunsGrowWithN(t *testing.T) {
 			in.X[v], in.Late[v], in.Draft[v] = float64(v), 1e9, 1e9
 		}
 		var res Result
-		if got := newSearch(in, Options{}, time.Now(), &res).bridgeRun; got != c.want {
+		if got := newSearch(in, Options{}, time.Now(), &res).p.bridgeRun; got != c.want {
 			t.Errorf("%v, N = %d: runs of up to %d, want %d", c.prob, c.n, got, c.want)
 		}
 	}
@@ -36,15 +37,18 @@ func TestBridgeRunsGrowWithN(t *testing.T) {
 // eight seeds; runs that grow with N end no worse in every seed and within
 // 0.2% of 608 in some: the way out exchanges runs longer than kickBridge.
 func TestLongBridgesLeaveBasin(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a search of 151 nodes per seed and setting")
 	}
 	in := benchmarkInstance(t, "tsptw-ohlmann-thomas", "n150w160.003")
 	start := stuckOT
 	run := func(grow bool) []float64 {
-		defer func(old bool) { growBridges = old }(growBridges)
-		growBridges = grow
-		return seedCosts(t, in, start, stuckKicks, stuckSeeds)
+		tune := func(p *params) { p.bridgeRun = p.kickBridge }
+		if grow {
+			tune = nil
+		}
+		return seedCostsTuned(t, in, start, stuckKicks, stuckSeeds, tune)
 	}
 	fixed, grown := run(false), run(true)
 	t.Logf("runs of %d: %v; growing runs: %v", kickBridge, fixed, grown)

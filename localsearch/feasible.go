@@ -2,6 +2,7 @@ package localsearch
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -85,6 +86,12 @@ type FeasibleResult struct {
 //
 // The result is always verified with lazymask.Check.
 func FindFeasible(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions) (FeasibleResult, error) {
+	return FindFeasibleContext(context.Background(), inst, starts, opt)
+}
+
+// FindFeasibleContext is FindFeasible, ended early when ctx is done: the
+// result is the least late tour found so far, verified as always.
+func FindFeasibleContext(ctx context.Context, inst *lazymask.Instance, starts [][]int, opt FeasibleOptions) (FeasibleResult, error) {
 	began := time.Now()
 	if err := inst.Validate(); err != nil {
 		return FeasibleResult{}, fmt.Errorf("feasible search: %w", err)
@@ -112,7 +119,7 @@ func FindFeasible(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions) 
 			}
 			break
 		}
-		res.Tour, res.Shakes, res.Moves = searchLate(inst, starts, opt, began)
+		res.Tour, res.Shakes, res.Moves = searchLate(ctx, inst, starts, opt, began)
 	default:
 		return res, fmt.Errorf("feasible search: unknown problem %v", inst.Problem)
 	}
@@ -142,7 +149,7 @@ func FindFeasible(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions) 
 // about a second where the descent found none in 30 s; the repair is the
 // slowest and last (docs/experiments.md, "Postponed insertions and grown
 // tours").
-func searchLate(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions, began time.Time) ([]int, int, int) {
+func searchLate(ctx context.Context, inst *lazymask.Instance, starts [][]int, opt FeasibleOptions, began time.Time) ([]int, int, int) {
 	limit := opt.TimeLimit
 	if limit == 0 {
 		limit = DefaultFeasibleTime
@@ -153,13 +160,17 @@ func searchLate(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions, be
 	}
 	start, _ := InsertionTour(inst, feasibleInsertionTries, opt.Seed)
 	ls := newLateSearch(inst, first)
+	ls.done = ctx.Done()
 	ls.insertion = start // built once: the repair below starts from it too
 	tour, shakes, moves := ls.run(starts)
 	chk, _ := lazymask.Check(inst, tour)
 	if chk.Feasible || opt.MaxShakes > 0 {
 		return tour, shakes, moves
 	}
-	if t, ok := GrowTour(inst, limit/4, opt.Seed); ok {
+	if ctx.Err() != nil {
+		return tour, shakes, moves
+	}
+	if t, ok := GrowTourContext(ctx, inst, limit/4, opt.Seed); ok {
 		return t, shakes, moves
 	}
 	left := limit - time.Since(began)
@@ -167,7 +178,7 @@ func searchLate(inst *lazymask.Instance, starts [][]int, opt FeasibleOptions, be
 		return tour, shakes, moves
 	}
 	o := Options{TimeLimit: left, Kicks: math.MaxInt32, Seed: opt.Seed, UntilFeasible: true}
-	r, err := ImproveFrom(inst, [][]int{start}, o)
+	r, err := ImproveFromContext(ctx, inst, [][]int{start}, o)
 	if err == nil && r.Violation < chk.TotalViolation {
 		tour, moves = r.Tour, moves+r.Moves
 	}
@@ -195,6 +206,21 @@ type lateSearch struct {
 	metric   bool // the travel times meet the triangle inequality
 	// insertion is InsertionTour's tour, where the caller built it already
 	insertion []int
+	// done is the caller's context's Done channel (nil: none): the search
+	// ends as at its deadline when it closes.
+	done <-chan struct{}
+}
+
+// expired reports that the deadline passed or the context is done.
+func (s *lateSearch) expired() bool {
+	if s.done != nil {
+		select {
+		case <-s.done:
+			return true
+		default:
+		}
+	}
+	return time.Now().After(s.deadline)
 }
 
 func newLateSearch(inst *lazymask.Instance, opt FeasibleOptions) *lateSearch {
@@ -359,7 +385,7 @@ func shift(tour []int, i, j int) {
 func (s *lateSearch) descend() {
 	n := s.n
 	for s.total() > 0 {
-		if time.Now().After(s.deadline) {
+		if s.expired() {
 			return
 		}
 		found := false
@@ -370,7 +396,7 @@ func (s *lateSearch) descend() {
 				if (s.late[i] > 0) != ph.late {
 					continue
 				}
-				if i&15 == 0 && time.Now().After(s.deadline) {
+				if i&15 == 0 && s.expired() {
 					return
 				}
 				bound := cur - minLateGain
@@ -493,7 +519,7 @@ func (s *lateSearch) run(starts [][]int) ([]int, int, int) {
 	bestLate = s.total()
 	shakes := 0
 	for level := 1; bestLate > 0 && s.n > 2; {
-		if time.Now().After(s.deadline) || (s.opt.MaxShakes > 0 && shakes >= s.opt.MaxShakes) {
+		if s.expired() || (s.opt.MaxShakes > 0 && shakes >= s.opt.MaxShakes) {
 			break
 		}
 		s.set(best)

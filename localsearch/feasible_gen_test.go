@@ -15,6 +15,7 @@ import (
 // construction: the generator keeps the tour it built the windows or limits
 // from), from the window order alone, at sizes far from any training size.
 func TestFindFeasibleGenerated(t *testing.T) {
+	t.Parallel()
 	sizes := []int{12, 16, 20, 37, 50, 100, 150, 200, 333, 500}
 	count := 3
 	if testing.Short() {
@@ -55,6 +56,7 @@ func TestFindFeasibleGenerated(t *testing.T) {
 // work (GrowTour starts after an eighth of it); the search ends at its first
 // feasible tour, so a generous limit costs nothing on a free machine.
 func TestFindFeasibleStuck251(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("251-node feasibility searches: not in -short")
 	}
@@ -83,6 +85,7 @@ func TestFindFeasibleStuck251(t *testing.T) {
 // 101 and 251 nodes), it returns tours that lazymask.Check accepts; where
 // it reports failure, the tour is still a whole one.
 func TestGrowTour(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("searches of 251-node partial tours: not in -short")
 	}

@@ -45,6 +45,7 @@ func shifted(tour []int, i, j int) []int {
 // integer (triangle inequality broken) and asymmetric matrices; forward
 // finds the nearest improving place.
 func TestLateSearchEval(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for it := 0; it < 60; it++ {
 		kind := distKind(it % 3)
@@ -125,6 +126,7 @@ func feasibleExists(in *lazymask.Instance) bool {
 // tour is (all tours of up to 7 nodes enumerated); otherwise FindFeasible
 // says so with ErrNoFeasibleTour.
 func TestFindFeasibleTSPDLSortedOrder(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	seen := map[bool]int{}
 	for it := 0; it < 300; it++ {
@@ -161,6 +163,7 @@ func TestFindFeasibleTSPDLSortedOrder(t *testing.T) {
 // otherwise returns ErrNoFeasibleTour; the lateness search alone (used from
 // exactMaxN+1 nodes on) finds one too whenever one exists, from a bad start.
 func TestFindFeasibleTSPTWSmall(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	seen := map[bool]int{}
 	for it := 0; it < 300; it++ {
@@ -208,6 +211,7 @@ func TestFindFeasibleTSPTWSmall(t *testing.T) {
 // With a shake limit that the time does not cut, the result depends on
 // the seed only; the starts are not modified.
 func TestFindFeasibleReproducible(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 10))
 	in, _ := randTSPTW(rng, 40, euclid, 0.02)
 	start := perm(rng, 40)
@@ -230,6 +234,7 @@ func TestFindFeasibleReproducible(t *testing.T) {
 }
 
 func TestFindFeasibleErrors(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	in, _ := randTSPTW(rng, 6, euclid, 0.1)
 	if _, err := FindFeasible(in, [][]int{{0, 1, 2}}, FeasibleOptions{}); err == nil {

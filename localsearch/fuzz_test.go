@@ -41,9 +41,7 @@ func FuzzImprove(f *testing.F) {
 			if !res.Feasible || res.Stop != LocalOptimum {
 				continue
 			}
-			useNear = false
-			again, err := Improve(in, res.Tour, Options{NoRepair: true})
-			useNear = true
+			again, err := Improve(in, res.Tour, Options{NoRepair: true, tune: noNear})
 			if err != nil {
 				t.Fatal(err)
 			}

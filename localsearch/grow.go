@@ -2,6 +2,7 @@ package localsearch
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 	"time"
@@ -41,6 +42,12 @@ const (
 // instance that no search made feasible in 30 s got its tour in about a
 // second (docs/experiments.md, "Postponed insertions and grown tours").
 func GrowTour(inst *lazymask.Instance, limit time.Duration, seed uint64) ([]int, bool) {
+	return GrowTourContext(context.Background(), inst, limit, seed)
+}
+
+// GrowTourContext is GrowTour, ended early (with the tour grown so far)
+// when ctx is done.
+func GrowTourContext(ctx context.Context, inst *lazymask.Instance, limit time.Duration, seed uint64) ([]int, bool) {
 	if inst.Problem != lazymask.TSPTW || inst.N < 2 {
 		return nil, false
 	}
@@ -59,7 +66,7 @@ func GrowTour(inst *lazymask.Instance, limit time.Duration, seed uint64) ([]int,
 	fewest, stalled := len(left), 0
 	for round := 0; round < growRounds && len(left) > 0 && stalled < growStalls; round++ {
 		rest := limit - time.Since(began)
-		if limit > 0 && rest <= 0 {
+		if limit > 0 && rest <= 0 || ctx.Err() != nil {
 			break
 		}
 		sub, idx := cutInstance(inst, part)
@@ -68,8 +75,8 @@ func GrowTour(inst *lazymask.Instance, limit time.Duration, seed uint64) ([]int,
 			o.Kicks = math.MaxInt32
 			o.TimeLimit = max(min(rest, limit/10), time.Millisecond)
 		}
-		r, err := ImproveFrom(sub, [][]int{idx}, o)
-		if err != nil || !r.Feasible {
+		r, err := ImproveFromContext(ctx, sub, [][]int{idx}, o)
+		if err != nil || !r.Feasible || r.Stop == Canceled {
 			break // a feasible partial tour stays feasible; be safe
 		}
 		searched := make([]int, len(part)) // r.Tour is over the cut's indices

@@ -15,9 +15,15 @@ import (
 // rounded, failing the test on an error or an infeasible result.
 func seedCosts(t *testing.T, in *lazymask.Instance, start []int, kicks, seeds int) []float64 {
 	t.Helper()
+	return seedCostsTuned(t, in, start, kicks, seeds, nil)
+}
+
+// seedCostsTuned is seedCosts with the search's tunables changed by tune.
+func seedCostsTuned(t *testing.T, in *lazymask.Instance, start []int, kicks, seeds int, tune func(*params)) []float64 {
+	t.Helper()
 	var out []float64
 	for seed := range uint64(seeds) {
-		r, err := Improve(in, start, Options{Kicks: kicks, Seed: seed})
+		r, err := Improve(in, start, Options{Kicks: kicks, Seed: seed, tune: tune})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,6 +34,9 @@ func seedCosts(t *testing.T, in *lazymask.Instance, start []int, kicks, seeds in
 	}
 	return out
 }
+
+// noNear turns the neighbour-list scans off: every scan is a full one.
+func noNear(p *params) { p.near = false }
 
 // benchmarkInstance imports the named instance of a benchmark folder of
 // ../shared/benchmarks (the test skips where ../shared is absent).

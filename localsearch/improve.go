@@ -1,10 +1,9 @@
 package localsearch
 
 import (
-	"cmp"
+	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -37,7 +36,13 @@ const costEps = 1e-9
 // on first use (Instance.Matrix); call it once before sharing an instance
 // between goroutines.
 func Improve(inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
-	return ImproveFrom(inst, [][]int{tour}, opt)
+	return ImproveFromContext(context.Background(), inst, [][]int{tour}, opt)
+}
+
+// ImproveContext is Improve, ended early when ctx is done (see
+// ImproveFromContext).
+func ImproveContext(ctx context.Context, inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
+	return ImproveFromContext(ctx, inst, [][]int{tour}, opt)
 }
 
 // ImproveFrom runs local search from several starting tours of one
@@ -55,6 +60,15 @@ func Improve(inst *lazymask.Instance, tour []int, opt Options) (Result, error) {
 // Result.Starts counts the starts searched; the result is never worse than
 // the best start.
 func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, error) {
+	return ImproveFromContext(context.Background(), inst, starts, opt)
+}
+
+// ImproveFromContext is ImproveFrom, ended early when ctx is done: the
+// search stops at its next check (every 1,024 move evaluations, and between
+// moves and kicks), past FinishDescent and MinKicks, and returns its best
+// tour so far, verified as always, with Result.Stop = Canceled and a nil
+// error. A caller tells a cut search by Stop or by ctx.Err.
+func ImproveFromContext(ctx context.Context, inst *lazymask.Instance, starts [][]int, opt Options) (Result, error) {
 	began := time.Now()
 	if inst == nil {
 		return Result{}, errors.New("improve: nil instance")
@@ -119,11 +133,18 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 		tours[k] = c.tour
 	}
 	se := newSearch(inst, opt, began, &res)
+	if done := ctx.Done(); done != nil {
+		se.done = done
+		se.sc.expired = se.pastDeadline
+	}
 	se.repairAll = opt.FinishDescent && !anyFeasible
 	best := se.run(tours)
-	res.WarpOff = se.warpOff
-	if r := se.regime(); r == walledRegime || r == unprobed && opt.Stalled > 0 {
-		res.WarpStall = se.warpStall // unprobed: all warp kicks, the regime as before
+	res.Resume.warpOff = se.warpOff
+	if se.canceled {
+		res.Stop = Canceled
+	}
+	if r := se.regime(); r == walledRegime || r == unprobed && opt.Resume.warpStall > 0 {
+		res.Resume.warpStall = se.warpStall // unprobed: all warp kicks, the regime as before
 	}
 
 	final, err := lazymask.Check(inst, best)
@@ -145,16 +166,6 @@ func ImproveFrom(inst *lazymask.Instance, starts [][]int, opt Options) (Result, 
 	return res, nil
 }
 
-// costFilter enables the scanner's cost filter (tests turn it off to show
-// that it changes nothing but speed).
-var costFilter = true
-
-// nearMaxTests bounds the feasibility tests per node of one scan through
-// the neighbour lists; a search whose scan needs more goes on with full
-// scans (TSPTW-50 hard: thousands per scan, where easy and medium need
-// 10–80).
-const nearMaxTests = 20
-
 // search is one run of Improve.
 type search struct {
 	st       *state
@@ -164,6 +175,11 @@ type search struct {
 	pcg      *rand.PCG // rng's source
 	deadline time.Time
 	res      *Result
+	// done is the context's Done channel (nil: none), and canceled says
+	// that it closed: the search stops as at its time limit.
+	done     <-chan struct{}
+	canceled bool
+	p        params // the tunables (params.go)
 
 	buf      [maxPieces]piece
 	scratch  []int
@@ -193,7 +209,7 @@ type search struct {
 	// bridges they applied.
 	bridgeKicks, bridgesApplied int
 	// warpStall is the kicks since the tour kicked from last improved,
-	// counted from Options.Stalled (the warp kicks start at warpAfter).
+	// counted on from Options.Resume (the warp kicks start at warpAfter).
 	warpStall int
 	// warpUntil ends the warp kick under way (warpCut); a cut pauses the
 	// search's warp kicks until Kicks reach warpResume, for warpPause
@@ -208,8 +224,6 @@ type search struct {
 	// (restart).
 	kickEvals, repairCap int
 	capHit               bool
-	// bridgeRun bounds the runs a TSPTW double bridge exchanges (kickBridge).
-	bridgeRun int
 	// marks are the start positions a local descent scans (localKicks),
 	// marked says the kick's changes are marked, and succ is markDiff's
 	// successor table.
@@ -223,6 +237,20 @@ type search struct {
 	knownCost float64
 	// win is windowSweep's dynamic program (window.go).
 	win windowDP
+
+	// The search's tours (accept.go). best is the best tour found, of key
+	// bestKey; other is the tour last compared with it (keep). cur is
+	// where the next kick starts, of length curCost: the best tour, or
+	// (TSPDL) a kick's local optimum within acceptDL of it, or a restart's
+	// local optimum, which its own kicks then improve. stall counts the
+	// kicks since cur last improved, and swept says that cur's windows
+	// were re-optimised (schedule.go).
+	best, other []int
+	bestKey     key
+	cur         []int
+	curCost     float64
+	stall       int
+	swept       bool
 }
 
 func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Result) *search {
@@ -244,24 +272,24 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 		rejected: map[move]bool{},
 		kinds:    append([]MoveKind(nil), kinds...),
 		shuffle:  opt.Shuffle,
-		warpOff:  opt.NoWarp,
+		warpOff:  opt.Resume.warpOff,
 	}
-	if opt.NoWarp {
-		se.warpPause, se.warpResume = warpPauseFirst, warpPauseFirst
+	se.p = defaultParams(inst.Problem, inst.N)
+	if opt.tune != nil {
+		opt.tune(&se.p)
+	}
+	if opt.Resume.warpOff {
+		se.warpPause, se.warpResume = se.p.warpPauseFirst, se.p.warpPauseFirst
 	}
 	se.rng = rand.New(se.pcg)
-	if localKicks && inst.Problem == lazymask.TSPTW && inst.N >= localKicksN {
+	if se.p.localKicks {
 		se.marks, se.succ = make([]bool, inst.N), make([]int, inst.N)
-	}
-	se.bridgeRun = kickBridge
-	if se.st.tsptw && growBridges {
-		se.bridgeRun = max(kickBridge, kickBridge*inst.N/kickBridgeN)
 	}
 	// TSPTW scans go through the neighbour lists, which test few moves
 	// per applied one: walking those beats filling the run tables. TSPDL
 	// scans stay full: their blocked tests end each insertion walk early,
 	// and the lists cost more per kick there (docs/experiments.md).
-	se.st.walk = useNear && costFilter && se.st.nearOK && se.st.tsptw
+	se.st.walk = se.p.near && se.p.costFilter && se.st.nearOK && se.st.tsptw
 	if opt.TimeLimit > 0 {
 		se.deadline = began.Add(opt.TimeLimit)
 		se.sc.expired = se.pastDeadline
@@ -280,6 +308,14 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 func (se *search) pastDeadline() bool {
 	if se.timeUp {
 		return true
+	}
+	if se.done != nil {
+		select {
+		case <-se.done:
+			se.timeUp, se.canceled = true, true
+			return true
+		default:
+		}
 	}
 	if se.deadline.IsZero() || !time.Now().After(se.deadline) {
 		return false
@@ -314,7 +350,7 @@ func (se *search) prove(best key) ([]int, bool) {
 	if left <= 0 {
 		return nil, false
 	}
-	t, ok := se.opt.Prove(best.cost, now.Add(time.Duration(ProveShare*float64(left))), st.defect == 0)
+	t, ok := se.opt.Prove(best.cost, now.Add(time.Duration(se.p.proveShare*float64(left))), st.defect == 0)
 	if ok && t != nil && (len(t) != st.n || t[0] != 0) {
 		return nil, false // not a tour of this instance: no proof
 	}
@@ -326,31 +362,62 @@ func (se *search) prove(best key) ([]int, bool) {
 // best, then tries the kicks; it returns the best tour found. Unless
 // Options.NoMerge, every feasible local optimum that is not kept as the
 // best is merged with it (mergeInto), and so is a best tour that a better
-// one replaces.
+// one replaces. Each kick first escalates where the schedule says so
+// (schedule.go: a restart, a window sweep), else perturbs the tour the
+// kicks start from (perturb.go), descends and accepts or not (accept.go).
 func (se *search) run(starts [][]int) []int {
-	st := se.st
-	var best, other []int
-	var bestKey key
-	// keep makes the current tour the best when it is better, and then
-	// leaves the former best in other; otherwise other is the current
-	// tour. It reports whether other is a feasible tour to merge.
-	keep := func() bool {
-		now := key{st.excess, st.cost}
-		if best == nil || now.better(bestKey) {
-			had := best != nil && bestKey.excess == 0
-			other = append(other[:0], best...)
-			best, bestKey = append(best[:0], st.tour...), now
-			return had
+	if !se.descendStarts(starts) || !se.kicksDue() {
+		return se.best
+	}
+	if t, ok := se.prove(se.bestKey); ok {
+		if t != nil {
+			se.st.set(t)
+			se.keep()
 		}
-		other = append(other[:0], st.tour...)
-		return st.excess == 0
+		return se.best
 	}
-	// mergeable reports whether merging is on and the best tour feasible.
-	mergeable := func() bool {
-		return !se.opt.NoMerge && se.opt.Fixed <= 1 && bestKey.excess == 0 && se.res.Stop == LocalOptimum
+	se.beginKicks()
+	failed := 0 // kicks in a row that found no feasible perturbation
+	for k := 0; k < se.opt.Kicks; k++ {
+		if se.budgetHit() {
+			break
+		}
+		if se.escalate(starts) {
+			if se.stopped() {
+				return se.best
+			}
+			continue
+		}
+		if !se.kickStep() {
+			// No feasible perturbation in many random tries (bridges,
+			// nearby moves, ruin and recreate): the tour is too tight to
+			// move (a random kick would only be repaired back at great
+			// cost), so the kicks end here once that happens kickGiveUp
+			// times in a row. Why not at once: a ruin and recreate kick
+			// that failed its draws may succeed with the next ones.
+			if failed++; failed >= se.p.kickGiveUp {
+				break
+			}
+			continue
+		}
+		failed = 0
+		if se.stopped() || se.opt.UntilFeasible && se.bestKey.excess == 0 {
+			return se.best
+		}
 	}
-	// Under repairAll every start descends to a local optimum, past the
-	// time limit if need be (pastDeadline).
+	return se.best
+}
+
+// stopped reports that the last descent ended on a budget, not at a local
+// optimum: the search ends.
+func (se *search) stopped() bool { return se.res.Stop != LocalOptimum }
+
+// descendStarts descends from each start (best first) to a local optimum
+// and keeps the best; false where a budget ended it. Under repairAll every
+// start descends to a local optimum, past the time limit if need be
+// (pastDeadline).
+func (se *search) descendStarts(starts [][]int) bool {
+	st := se.st
 	for n, tour := range starts {
 		if n > 0 && se.budgetHit() {
 			break
@@ -360,368 +427,80 @@ func (se *search) run(starts [][]int) []int {
 		se.descend()
 		se.res.Starts++
 		se.repaired = se.repaired || st.excess == 0
-		if keep() && mergeable() {
-			se.mergeInto(best, &bestKey, other)
+		if se.keep() && se.mergeable() {
+			se.mergeInto(se.best, &se.bestKey, se.other)
 		}
-		if se.res.Stop != LocalOptimum {
-			return best
-		}
-	}
-	if se.res.Stop != LocalOptimum || (bestKey.excess > 0 && se.opt.NoRepair) || se.opt.Kicks == 0 ||
-		se.opt.UntilFeasible && bestKey.excess == 0 {
-		return best
-	}
-	if t, ok := se.prove(bestKey); ok {
-		if t != nil {
-			st.set(t)
-			keep()
-		}
-		return best
-	}
-	se.kicking = true
-	se.kicksBegan, se.kickEvals = time.Now(), se.res.Evaluations
-	// cur is where the next kick starts: the best tour (best changes only
-	// when it improves, and cur follows), or (TSPDL) a kick's local optimum
-	// within acceptDL of it, or after stallKicks (TSPDL: stallKicksDL) kicks
-	// without a gain a restart's local optimum, which its own kicks then
-	// improve.
-	cur := append([]int(nil), best...)
-	curCost := bestKey.cost // cur's cost; cur improves on its own after a restart
-	failed := 0             // kicks in a row that found no feasible perturbation
-	stall := 0              // kicks since cur last improved
-	swept := false          // cur's windows were re-optimised (windowSweep)
-	// follow moves cur to the best tour where that improved on before, or
-	// to the current tour where it improved on cur (a restart's own basin),
-	// and reports whether the best tour improved.
-	follow := func(before key) bool {
-		switch {
-		case bestKey.better(before):
-			copy(cur, best)
-			curCost = bestKey.cost
-		case st.excess == 0 && st.cost < curCost-costEps:
-			copy(cur, st.tour)
-			curCost = st.cost
-		default:
+		if se.stopped() {
 			return false
 		}
-		stall, se.warpStall, swept = 0, 0, false
-		return bestKey.better(before)
 	}
-	if se.opt.Stalled > 0 {
+	return true
+}
+
+// kicksDue reports whether the kicks run after the starts' descents: not
+// where a budget ended those, where the best tour stays infeasible under
+// NoRepair, without kicks, or where a feasibility search found its tour.
+func (se *search) kicksDue() bool {
+	return !(se.stopped() || (se.bestKey.excess > 0 && se.opt.NoRepair) || se.opt.Kicks == 0 ||
+		se.opt.UntilFeasible && se.bestKey.excess == 0)
+}
+
+// beginKicks starts the kick phase from the best tour.
+func (se *search) beginKicks() {
+	se.kicking = true
+	se.kicksBegan, se.kickEvals = time.Now(), se.res.Evaluations
+	se.cur = append([]int(nil), se.best...)
+	se.curCost = se.bestKey.cost
+	if se.opt.Resume.warpStall > 0 {
 		// A resume of a walled search: its warp kicks start at once (a
 		// second pass is a few dozen kicks, and the first pass's bridge
 		// kicks already failed on this tour).
-		se.warpStall = max(se.opt.Stalled, warpAfter)
+		se.warpStall = max(se.opt.Resume.warpStall, se.p.warpAfter)
 	}
-	stallLimit := stallKicks
-	if !st.tsptw {
-		stallLimit = stallKicksDL
-	}
-	for k := 0; k < se.opt.Kicks; k++ {
-		if se.budgetHit() {
-			break
-		}
-		if restarts && bestKey.excess == 0 && stall >= stallLimit {
-			stall, se.warpStall = 0, 0
-			if se.restart(starts, best) {
-				before := bestKey
-				if keep() && mergeable() {
-					se.mergeInto(best, &bestKey, other)
-				}
-				if se.res.Stop != LocalOptimum {
-					return best
-				}
-				if bestKey.better(before) {
-					copy(cur, best)
-					curCost = bestKey.cost
-				} else if st.excess == 0 {
-					copy(cur, st.tour)
-					curCost = st.cost
-				}
-				swept = false
-				continue
-			}
-		}
-		if windows && st.tsptw && bestKey.excess == 0 && !swept && stall >= windowAfter {
-			// A tour to kick from that resisted windowAfter kicks has
-			// every window re-optimised once (window.go): about a kick's
-			// time.
-			swept = true
-			st.update(cur, false)
-			if se.windowSweep() {
-				se.lastPos = 0
-				se.descend()
-				before := bestKey
-				if keep() && mergeable() {
-					se.mergeInto(best, &bestKey, other)
-				}
-				if se.res.Stop != LocalOptimum {
-					return best
-				}
-				follow(before)
-				continue
-			}
-		}
-		// From the first position the last kick changed: the rest of the
-		// data, the run tables included, stands (TestIncrementalUpdate).
-		st.update(cur, false)
-		se.known, se.knownCost = cur, st.cost
-		warp := warpKicks && st.tsptw && se.warpStall >= warpAfter && se.res.Kicks >= se.warpResume
-		se.marked = false
-		if se.marks != nil {
-			clear(se.marks)
-		}
-		if bestKey.excess == 0 && !se.perturb(warp) {
-			// No feasible perturbation in many random tries (bridges,
-			// nearby moves, ruin and recreate): the tour is too tight to
-			// move (a random kick would only be repaired back at great
-			// cost), so the kicks end here once that happens kickGiveUp
-			// times in a row. Why not at once: a ruin and recreate kick
-			// that failed its draws may succeed with the next ones.
-			if failed++; failed >= kickGiveUp {
-				break
-			}
-			continue
-		}
-		failed = 0
-		se.res.Kicks++
-		if !st.tsptw && shuffledKicksDL {
-			se.shuffle = se.opt.Shuffle || stall >= shuffleAfterDL && se.res.Kicks%shuffleDL == 0
-		}
-		if se.marks != nil && bestKey.excess == 0 {
-			se.markDiff(cur) // sets marked
-		}
-		if bestKey.excess > 0 {
-			st.set(se.kick(best))
-		}
-		se.lastPos = 0
-		if se.marked {
-			// A local descent, then the full one only where that beat the
-			// tour kicked from (localKicks).
-			se.descendLocal()
-			if se.res.Stop == LocalOptimum && st.excess == 0 && st.cost < curCost-costEps {
-				se.descend()
-			}
-		} else {
-			se.descend()
-		}
-		se.known = nil
-		if !st.tsptw && st.excess == 0 && bestKey.excess == 0 && st.cost < bestKey.cost*(1+acceptDL) {
-			copy(cur, st.tour)
-		}
-		before := bestKey
-		if keep() && mergeable() {
-			se.mergeInto(best, &bestKey, other)
-		}
-		stall++
-		se.warpStall++
-		if follow(before) {
-			se.res.KicksAccepted++
-			se.res.LastAccepted = se.res.Kicks
-		}
-		if se.res.Stop != LocalOptimum || se.opt.UntilFeasible && bestKey.excess == 0 {
-			return best
-		}
-	}
-	return best
 }
 
-// stallKicks is how many kicks in a row that do not improve the tour they
-// start from make a TSPTW search restart (search.restart). Why 100: on the
-// paper's n = 50 sets the time share gives about 50 kicks per instance, so
-// they run as before at equal time, while searches that make hundreds of
-// kicks without a gain get new basins; 2n restarted too late on large
-// instances (docs/experiments.md, "Restarts of stalled kicks").
-const stallKicks = 100
-
-// stallKicksDL is stallKicks for TSPDL, and shuffleDL makes every
-// shuffleDL-th TSPDL kick descend in a random scan order once
-// shuffleAfterDL kicks in a row brought no gain. Why: TSPDL descents
-// funnel into a few wide basins that kicks from the best rarely leave
-// (Rakke ulysses22_25_7 ended 2.8–3.6% above the optimum in 4 of 8 runs);
-// a fresh draft-sorted construction or a shuffled descent reaches other
-// basins, while shuffled descents in searches that still gain cost the
-// paper's sets and n = 100 (docs/experiments.md, "TSPDL basins").
-const (
-	stallKicksDL   = 15
-	shuffleDL      = 3
-	shuffleAfterDL = 5
-)
-
-// shuffledKicksDL enables shuffleDL (tests turn it off to compare).
-var shuffledKicksDL = true
-
-// stopAtKnown ends a descent after a kick where it comes back to the tour
-// kicked from (search.known; tests turn it off to compare).
-var stopAtKnown = true
-
-// restarts enables search.restart (tests turn it off to compare).
-var restarts = true
-
-// restart puts a new local optimum in the state, away from the basin the
-// kicks stalled in, and reports whether it is feasible. The first restart
-// descends from the urgency order (OrderTour), repaired where it is
-// infeasible, when it is not one of the starts (Dumas n150w40.003: only
-// that repair's basin holds the optimum). Where that repair and descent
-// outlast restartRepair kicks and a feasible insertion tour (InsertionTour)
-// that is not a start exists, the restart descends from that instead. Why: from
-// 150 nodes the repair costs about fifty kicks, so a restart late in a
-// search's time was cut inside it and its basin got no kicks
-// (Ohlmann-Thomas n150w160.003; docs/experiments.md, "The first restart's
-// repair, capped"). The other restarts, and the first where it ends
-// infeasible, rebuild the best tour with r+1 ruin and recreate kicks in a
-// row at the r-th restart, so each goes further from the best. TSPDL
-// restarts build a new tour instead (restartDL).
-func (se *search) restart(starts [][]int, best []int) bool {
+// kickStep makes one kick: it perturbs the tour kicks start from (or,
+// while no feasible tour is known, moves random segments of the best),
+// descends and accepts the result or not. It reports false, the kick not
+// counted, where no perturbation applied.
+func (se *search) kickStep() bool {
 	st := se.st
-	se.res.Restarts++
-	r := se.res.Restarts
-	if !st.tsptw {
-		return se.restartDL()
+	// From the first position the last kick changed: the rest of the
+	// data, the run tables included, stands (TestIncrementalUpdate).
+	st.update(se.cur, false)
+	se.known, se.knownCost = se.cur, st.cost
+	warp := se.warpDue()
+	se.marked = false
+	if se.marks != nil {
+		clear(se.marks)
 	}
-	isStart := func(tour []int) bool {
-		return slices.ContainsFunc(starts, func(t []int) bool { return slices.Equal(t, tour) })
+	if se.bestKey.excess == 0 && !se.perturb(warp) {
+		return false
 	}
-	if r == 1 && se.opt.Fixed <= 1 {
-		order := OrderTour(st.inst)
-		if !isStart(order) {
-			st.set(order)
-			se.lastPos = 0
-			if st.excess > 0 && se.res.Kicks > 0 {
-				perKick := max((se.res.Evaluations-se.kickEvals)/se.res.Kicks, 1)
-				se.repairCap, se.capHit = se.res.Evaluations+restartRepair*perKick, false
-			}
-			se.descend()
-			se.repairCap = 0
-			if se.capHit {
-				se.capHit = false
-				// The seed does not draw from the search's stream, so that
-				// where no insertion fits the repair goes on as before.
-				if t, ok := InsertionTour(st.inst, restartTries, se.opt.Seed+uint64(r)); ok && !isStart(t) {
-					st.set(t)
-					se.lastPos = 0
-				}
-				se.descend()
-			}
-			if st.excess == 0 || se.res.Stop != LocalOptimum {
-				return st.excess == 0
-			}
-		}
+	se.res.Kicks++
+	if !st.tsptw && se.p.shuffledKicksDL {
+		se.shuffle = se.opt.Shuffle || se.stall >= se.p.shuffleAfterDL && se.res.Kicks%se.p.shuffleDL == 0
 	}
-	st.set(best)
-	for range r + 1 {
-		if !se.ruinKick() {
-			break
-		}
+	if se.marks != nil && se.bestKey.excess == 0 {
+		se.markDiff(se.cur) // sets marked
+	}
+	if se.bestKey.excess > 0 {
+		st.set(se.kick(se.best))
 	}
 	se.lastPos = 0
-	se.descend()
-	return st.excess == 0
-}
-
-// restartRepair is how many kicks' evaluations (the mean of the search's
-// kicks so far) the first restart's repair of the urgency order and its
-// descent may take before an insertion tour takes its place, and restartTries how many
-// insertion orders that draws (InsertionTour, O(N²) each).
-const (
-	restartRepair = 10
-	restartTries  = 4
-)
-
-// restartDL descends from a TSPDL tour built by cheapest feasible
-// insertion of the customers in order of draft limits, each jittered by up
-// to its own size (so each restart builds another), and reports whether it
-// is feasible; false, the state unchanged, when ten draws find no tour.
-// The k-th draw jitters by 1/k of that: with ten draws at full jitter a
-// restart found a tour on 3% of generated TSPDL-50 hard instances, now 43%.
-func (se *search) restartDL() bool {
-	st := se.st
-	in, n := st.inst, st.n
-	if se.ins == nil {
-		se.ins = newInserter(in, st.dist)
-		se.ins.minAfter = max(se.opt.Fixed, 1) - 1
-	}
-	nodes := make([]int, 0, n)
-	key := make([]float64, n)
-	prefix := st.tour[:max(se.opt.Fixed, 1)]
-	for try := range 10 {
-		nodes = nodes[:0]
-		for _, v := range st.tour[len(prefix):] {
-			nodes = append(nodes, v)
-			key[v] = in.Draft[v] * (1 + se.rng.Float64()/float64(1+try))
+	if se.marked {
+		// A local descent, then the full one only where that beat the
+		// tour kicked from (localKicks).
+		se.descendLocal()
+		if se.res.Stop == LocalOptimum && st.excess == 0 && st.cost < se.curCost-costEps {
+			se.descend()
 		}
-		slices.SortStableFunc(nodes, func(a, b int) int { return cmp.Compare(key[a], key[b]) })
-		if !se.ins.reset(prefix) || !se.ins.recreate(nodes, se.rng, 0.2) {
-			continue
-		}
-		st.set(se.ins.tour)
-		se.lastPos = 0
+	} else {
 		se.descend()
-		return st.excess == 0
 	}
-	return false
-}
-
-// kickGiveUp is how many kicks in a row must find no feasible
-// perturbation before the kicks end.
-const kickGiveUp = 3
-
-// bridgeProbe is how many TSPTW bridge kicks measure how well bridges
-// fit the tour before ruin and recreate may take over.
-const bridgeProbe = 3
-
-// The kick regimes of a TSPTW search, by the share of its bridge kicks'
-// bridges that fitted (regime): under ruinFit tenths the kicks are ruin
-// and recreate; from openFit tenths the windows hardly bind (the paper's
-// sets); between, the tour is walled by windows, where a stalled search's
-// way out is a warp kick more often than a bridge kick.
-const (
-	ruinFit = 3
-	openFit = 9
-)
-
-const (
-	unprobed = iota
-	ruinRegime
-	walledRegime
-	openRegime
-)
-
-// regime tells the kick regime from the bridge kicks so far.
-func (se *search) regime() int {
-	a, tried := se.bridgesApplied, se.bridgeKicks*kickMovesTW
-	switch {
-	case se.bridgeKicks < bridgeProbe:
-		return unprobed
-	case 10*a < ruinFit*tried:
-		return ruinRegime
-	case 10*a < openFit*tried:
-		return walledRegime
-	}
-	return openRegime
-}
-
-// perturb applies one kick to the current feasible tour: a warp kick when
-// warp is set and one applies (warpKick), else for TSPTW double bridges
-// while those fit (at least ruinFit tenths of the kick's kickMovesTW
-// bridges found feasible, on average, over the kicks so far) and ruin and
-// recreate otherwise, each falling back to the other. Why: bridges win on
-// the paper's distributions, where most of them fit; on tours pinned by
-// tight windows spread among open ones few fit, the descents undo most
-// kicks and the search stays stuck however many kicks it makes, where
-// ruin and recreate moves customers across the whole tour
-// (docs/experiments.md, "Where the search stalled").
-func (se *search) perturb(warp bool) bool {
-	if !se.st.tsptw {
-		return se.feasibleKick()
-	}
-	if warp {
-		return se.warpKick() || se.feasibleKick()
-	}
-	if se.regime() == ruinRegime {
-		return se.ruinKick() || se.feasibleKick()
-	}
-	return se.feasibleKick() || se.ruinKick()
+	se.known = nil
+	se.acceptKick()
+	return true
 }
 
 // mergeInto merges the feasible best tour with other (state.merge); when
@@ -763,412 +542,4 @@ func (se *search) budgetHit() bool {
 		return false
 	}
 	return true
-}
-
-// descend applies improving moves until a local optimum or a budget. Each
-// scan covers the whole neighbourhood (starting where the last applied move
-// did, or at a random position under Options.Shuffle; through the neighbour
-// lists it skips only moves that cannot shorten the tour), so a scan that
-// finds nothing proves a true local optimum. There are no don't-look bits: in a
-// time-window tour a move anywhere shifts every later arrival, so a bit set
-// earlier hides moves that became feasible; with bits the descents from the
-// decoded tours needed a confirming full scan anyway and cost more, and the
-// descents after kicks stopped short of local optima (worse per second).
-// (Large TSPTW searches scan near a kick first, then descend in full where
-// that gained: localKicks.)
-func (se *search) descend() { se.descendOver(nil) }
-
-// descendOver is descend, or with marks (descendLocal) a descent whose
-// scans visit only the moves that start at a marked position, each applied
-// move marking the positions it changed, and no reversal-pair scan.
-func (se *search) descendOver(marks []bool) {
-	st := se.st
-	clear(se.rejected)
-	se.res.Stop = LocalOptimum
-	se.sc.only = marks
-	defer func() { se.sc.only = nil }()
-	for !se.budgetHit() {
-		if stopAtKnown && se.known != nil && st.excess == 0 && math.Abs(st.cost-se.knownCost) <= costEps && slices.Equal(st.tour, se.known) {
-			se.res.KnownOptima++
-			return // no move improves a local optimum: its proof scan is spared
-		}
-		se.res.Iterations++
-		m, ok := se.scan()
-		if se.timeUp {
-			se.res.Stop = TimeBudget
-			return
-		}
-		if !ok && marks == nil && revPairs && se.st.tsptw && se.st.excess == 0 {
-			m, ok = se.scanRevPair()
-		}
-		if !ok {
-			se.res.Stop = LocalOptimum
-			return
-		}
-		before := se.res.Moves
-		se.apply(m)
-		if marks != nil && se.res.Moves > before {
-			se.mark(m.i-1, max(m.i, m.j, m.k))
-		}
-	}
-}
-
-// scan looks for an improving move of the current tour.
-func (se *search) scan() (move, bool) {
-	st := se.st
-	cur := key{st.excess, st.cost}
-	if cur.excess > 0 && se.opt.NoRepair {
-		return move{}, false
-	}
-	kinds := se.kinds
-	offset := se.lastPos
-	if se.shuffle {
-		se.rng.Shuffle(len(kinds), func(a, b int) { kinds[a], kinds[b] = kinds[b], kinds[a] })
-		offset = se.rng.IntN(max(st.n-1, 1))
-	}
-	first := !se.opt.BestImprovement
-	repair := cur.excess > 0
-	// TSPDL descents take the best improving move of the first position
-	// that has one (over all neighbourhoods), not its first: their local
-	// optima are better and reached sooner. TSPTW did not gain from it
-	// (docs/experiments.md).
-	posBest := first && !repair && !st.tsptw
-	se.sc.posFound = false
-	se.sc.prune, se.sc.insBlocked, se.sc.swapBlocked, se.sc.infeasible = nil, nil, nil, false
-	if !repair {
-		se.sc.prune, se.sc.insBlocked, se.sc.swapBlocked = st.revInfeasible, st.insBlocked, st.swapBlocked
-		// TSPDL's tests are two range-minimum lookups: ask them at every
-		// insertion point. TSPTW's cost a concatenation: ask only after
-		// an infeasible candidate.
-		se.sc.eager = !st.tsptw
-	}
-	se.sc.st, se.sc.need, se.sc.filtered = st, math.Inf(1), 0
-	if !repair && costFilter {
-		se.sc.need = cur.cost - costEps - st.cost
-	}
-	best, found := cur, false
-	var bestMove move
-	evals, tests := 0, 0
-	fixed, rejected := se.opt.Fixed, len(se.rejected) > 0
-	visit := func(m move) bool {
-		if fixed > 0 && m.lowest() < fixed || rejected && se.rejected[m] {
-			return false
-		}
-		evals++
-		if evals&1023 == 0 && se.pastDeadline() {
-			return true
-		}
-		c := st.cost + st.delta(m)
-		var cand key
-		if repair {
-			cand = key{st.replay(m.pieces(st.n, &se.buf), best.excess), c}
-		} else {
-			if c >= best.cost-costEps {
-				return false
-			}
-			tests++
-			if !st.feasible(m.pieces(st.n, &se.buf)) {
-				se.sc.infeasible = true
-				return false
-			}
-			cand = key{0, c}
-		}
-		if cand.better(best) {
-			best, bestMove, found = cand, m, true
-			if !repair && costFilter {
-				se.sc.need = best.cost - costEps - st.cost
-			}
-			if posBest {
-				se.sc.posFound = true // the scan ends with this position
-				return false
-			}
-			return first
-		}
-		return false
-	}
-	if !repair && st.walk {
-		se.sc.scanNear(kinds, offset, visit)
-		if tests > nearMaxTests*st.n {
-			// Most moves that shorten this tour break its windows: the
-			// full scan's blocked tests discard them by the run.
-			st.walk = false
-		}
-	} else {
-		se.sc.scan(kinds, offset, visit)
-	}
-	se.res.Evaluations += evals + se.sc.filtered
-	return bestMove, found && !se.timeUp
-}
-
-// apply makes m the current tour after an exact replay confirms that it
-// improves the (excess, cost) key; otherwise m is rejected for this tour.
-func (se *search) apply(m move) {
-	st := se.st
-	before := key{st.excess, st.cost}
-	copy(se.old, st.tour)
-	se.scratch = st.build(m.pieces(st.n, &se.buf), se.scratch)
-	st.update(se.scratch, false)
-	if !(key{st.excess, st.cost}).better(before) {
-		st.update(se.old, false)
-		se.rejected[m] = true
-		return
-	}
-	clear(se.rejected)
-	se.lastPos = m.i - 1
-	se.res.Moves++
-	if m.kind < numKinds {
-		se.res.MovesByKind[m.kind]++
-	} else {
-		se.res.RevPairs++
-	}
-}
-
-// acceptDL lets a TSPDL kick start from the last kick's local optimum when
-// that is within this fraction of the best tour's length (a record-to-record
-// acceptance); an improvement of the best restarts from the best. Walking
-// among near-best optima escapes basins that kicks from the best alone do
-// not; the band was tuned at about 150 kicks per instance, and TSPTW did not
-// gain from any band (docs/experiments.md).
-const acceptDL = 0.015
-
-// kickBridge bounds the runs a kick exchanges (1–kickBridge nodes each;
-// TSPTW: kickBridge·N/kickBridgeN above kickBridgeN nodes) and
-// kickMovesTW / kickMovesDL how many exchanges a kick applies. Double
-// bridges (A B C D → A C B D) keep every run's direction, which time
-// windows and draft limits both favour, and a descent rarely undoes them;
-// the sizes were tuned per problem on the paper's n = 50 sets
-// (docs/experiments.md). Where kickTries random bridges find none feasible
-// (tight windows, as on hard TSPTW), the kick falls back to as many tries
-// of random moves of the scanned neighbourhoods reaching up to kickReach
-// positions. The TSPTW runs grow with N: windows of a given share of the
-// horizon hold more customers, and the stuck tours of 150 nodes and more
-// differed from the best known ones by exchanges of longer runs
-// (docs/experiments.md, "Bridge runs that grow with N").
-// growBridges lets the TSPTW runs grow with N (tests turn it off to compare).
-var growBridges = true
-
-const (
-	kickBridge  = 8
-	kickBridgeN = 50
-	kickMovesTW = 20
-	kickMovesDL = 22
-	kickTries   = 100
-	kickReach   = 30
-)
-
-// feasibleKick perturbs the current feasible tour by up to kickMovesTW or
-// kickMovesDL random double bridges (two adjacent runs exchanged), or
-// nearby moves where no bridge fits, each applied only when the O(1) test
-// finds the result feasible. It reports whether any was applied.
-func (se *search) feasibleKick() bool {
-	st := se.st
-	n := st.n
-	if n < 4 {
-		return false
-	}
-	if !st.tsptw && fastKickDL {
-		if ok, done := se.bridgesDL(); done {
-			return ok
-		}
-	}
-	copy(se.old, st.tour)
-	applied := 0
-	if st.tsptw {
-		defer func() { se.bridgeKicks++; se.bridgesApplied += applied }()
-	}
-	moves := kickMovesDL
-	if st.tsptw {
-		moves = kickMovesTW
-	}
-	for try := 0; try < 2*kickTries && applied < moves; try++ {
-		var m move
-		i := 1 + se.rng.IntN(n-2)
-		if applied > 0 || try < kickTries {
-			j := i + 1 + se.rng.IntN(se.bridgeRun)
-			k := j + 1 + se.rng.IntN(se.bridgeRun)
-			if k > n {
-				continue
-			}
-			m = move{kind: bridge, i: i, j: j, k: k}
-		} else if nm, ok := se.nearbyMove(i); ok {
-			m = nm
-		} else {
-			continue
-		}
-		if m.lowest() < se.opt.Fixed {
-			continue
-		}
-		ps := m.pieces(n, &se.buf)
-		if !st.feasible(ps) {
-			continue
-		}
-		se.scratch = st.build(ps, se.scratch)
-		st.update(se.scratch, false)
-		if st.excess > 0 { // rounding at the tolerance: undo
-			st.update(se.old, false)
-			continue
-		}
-		copy(se.old, st.tour)
-		applied++
-	}
-	return applied > 0
-}
-
-// fastKickDL enables bridgesDL (tests turn it off to compare).
-var fastKickDL = true
-
-// bridgesDL is feasibleKick's bridge phase for TSPDL, on a copy of the
-// tour with its loads: a bridge moves run B = j..k−1 before run A = i..j−1,
-// which lowers B's loads and raises A's by B's load, so it is feasible when
-// every node of A has that much slack. It draws the same bridges as the
-// general loop (its fit test and its loads, recomputed over i..k−1 only,
-// agree with the general loop's up to rounding at the tolerance, and the
-// final update replays the whole tour), applies the kick with one update,
-// and reports done = false (with the tour unchanged) when the general loop
-// must run instead: no bridge fitted in kickTries tries, or the replay
-// disagrees at the tolerance.
-func (se *search) bridgesDL() (ok, done bool) {
-	st := se.st
-	n, in := st.n, st.inst
-	t := append(se.scratch[:0], st.tour...)
-	load := append(se.kickLoad[:0], st.load...)
-	se.kickLoad = load
-	tmp := se.kickRun[:0]
-	applied := 0
-	saved := *se.pcg // the draws are replayed by the general loop on a fallback
-	for try := 0; try < 2*kickTries && applied < kickMovesDL; try++ {
-		i := 1 + se.rng.IntN(n-2)
-		if applied == 0 && try >= kickTries {
-			*se.pcg = saved
-			return false, false
-		}
-		j := i + 1 + se.rng.IntN(kickBridge)
-		k := j + 1 + se.rng.IntN(kickBridge)
-		if k > n || i < se.opt.Fixed {
-			continue
-		}
-		loadB := load[k-1] - load[j-1]
-		fits := true
-		for q := i; q < j; q++ {
-			if load[q]+loadB-in.Draft[t[q]] > lazymask.Tol {
-				fits = false
-				break
-			}
-		}
-		if !fits {
-			continue
-		}
-		tmp = append(append(tmp[:0], t[j:k]...), t[i:j]...)
-		copy(t[i:k], tmp)
-		for q := i; q < k; q++ {
-			load[q] = load[q-1] + in.Demand[t[q]]
-		}
-		applied++
-	}
-	se.kickRun = tmp
-	copy(se.old, st.tour)
-	st.update(t, false)
-	se.scratch = t
-	if st.excess > 0 { // rounding at the tolerance
-		st.update(se.old, false)
-		*se.pcg = saved
-		return false, false
-	}
-	return applied > 0, true
-}
-
-// nearbyMove draws a random move of the enabled neighbourhoods that starts
-// at position i and reaches at most kickReach positions; false when the
-// draw falls outside the tour.
-func (se *search) nearbyMove(i int) (move, bool) {
-	n := se.st.n
-	off := 1 + se.rng.IntN(kickReach)
-	switch kind := se.kinds[se.rng.IntN(len(se.kinds))]; kind {
-	case TwoOpt, Swap:
-		return move{kind: kind, i: i, j: min(i+off, n-1)}, true
-	default:
-		k := 1
-		if kind == OrOpt {
-			k = min(2+se.rng.IntN(max(se.opt.MaxSegment-1, 1)), n-i)
-		}
-		j := i - 1 - off
-		if se.rng.IntN(2) == 1 {
-			j = i + k - 1 + off
-		}
-		if j < 0 || j >= n || (j >= i-1 && j <= i+k-1) {
-			return move{}, false
-		}
-		return move{kind: kind, i: i, j: j, k: k, rev: kind == OrOpt && se.rng.IntN(2) == 1}, true
-	}
-}
-
-// kick returns a copy of tour with two random segments (1–3 nodes) moved
-// to random nearby places.
-func (se *search) kick(tour []int) []int {
-	n := len(tour)
-	out := append([]int(nil), tour...)
-	if n < 4 {
-		return out
-	}
-	fixed := max(se.opt.Fixed, 1)
-	if n-fixed < 2 {
-		return out
-	}
-	for r := 0; r < 2; r++ {
-		k := 1 + se.rng.IntN(min(3, n-fixed-1))
-		i := fixed + se.rng.IntN(n-fixed-k+1)
-		seg := append([]int(nil), out[i:i+k]...)
-		rest := append(append([]int(nil), out[:i]...), out[i+k:]...)
-		lo, hi := max(fixed, i-8), min(len(rest), i+8)
-		p := lo + se.rng.IntN(hi-lo+1)
-		if se.rng.IntN(2) == 1 {
-			for a, b := 0, len(seg)-1; a < b; a, b = a+1, b-1 {
-				seg[a], seg[b] = seg[b], seg[a]
-			}
-		}
-		out = append(append(append(out[:0], rest[:p]...), seg...), rest[p:]...)
-	}
-	return out
-}
-
-// localKicks: after a kick, a TSPTW search of at least localKicksN nodes
-// first descends over the moves that start within localMargin positions of
-// the kick's new edges and of the moves it applies (descendLocal), and runs
-// the full descent only where that beat the tour kicked from, so kept tours
-// stay full local optima. Why: there a full scan is O(N²) while a kick
-// changes a few places, and the descents spent most of a kick proving the
-// local optimum; at N = 101 the local descents did no better
-// (docs/experiments.md, "Local descents after kicks").
-var localKicks = true
-
-const (
-	localKicksN = 150
-	localMargin = 3
-)
-
-// mark marks positions lo..hi (widened by localMargin) for descendLocal.
-func (se *search) mark(lo, hi int) {
-	for p := max(lo-localMargin, 1); p <= min(hi+localMargin, se.st.n-1); p++ {
-		se.marks[p] = true
-	}
-}
-
-// descendLocal is descend over the marked start positions (descendOver).
-func (se *search) descendLocal() { se.descendOver(se.marks) }
-
-// markDiff marks the positions of the current tour around its edges that
-// old lacks.
-func (se *search) markDiff(old []int) {
-	n := se.st.n
-	for p := 0; p+1 < n; p++ {
-		se.succ[old[p]] = old[p+1]
-	}
-	se.succ[old[n-1]] = -1
-	t := se.st.tour
-	for p := 1; p < n; p++ {
-		if se.succ[t[p-1]] != t[p] {
-			se.mark(p-1, p)
-		}
-	}
-	se.marked = true
 }

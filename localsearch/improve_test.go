@@ -28,6 +28,7 @@ func randInstance(rng *rand.Rand, prob lazymask.Problem, n, it int) (*lazymask.I
 // local optimum, never worse than the start and feasible whenever the start
 // was.
 func TestImproveIsLocalOptimum(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 8))
 	count := 150
 	if testing.Short() {
@@ -86,6 +87,7 @@ func TestImproveIsLocalOptimum(t *testing.T) {
 // TestImproveSquare uncrosses a crossed tour of the unit square: the only
 // local optimum under 2-opt has length 4.
 func TestImproveSquare(t *testing.T) {
+	t.Parallel()
 	in := &lazymask.Instance{Problem: lazymask.TSPTW, N: 4, Scale: 1,
 		X: []float64{0, 1, 1, 0}, Y: []float64{0, 0, 1, 1},
 		Early: make([]float64, 4), Late: []float64{10, 10, 10, 10}, Service: make([]float64, 4)}
@@ -109,6 +111,7 @@ func TestImproveSquare(t *testing.T) {
 // found from the crossed feasible start 0,3,1,2, and the equally short but
 // infeasible 0,1,2,3 must never be returned.
 func TestImproveKeepsWindows(t *testing.T) {
+	t.Parallel()
 	in := &lazymask.Instance{Problem: lazymask.TSPTW, N: 4, Scale: 1,
 		X: []float64{0, 1, 1, 0}, Y: []float64{0, 0, 1, 1},
 		Early: make([]float64, 4), Late: []float64{10, 10, 10, 1}, Service: make([]float64, 4)}
@@ -139,6 +142,7 @@ func TestImproveKeepsWindows(t *testing.T) {
 
 // TestImproveTSPDL: with draft limits the heavy port must come first.
 func TestImproveTSPDL(t *testing.T) {
+	t.Parallel()
 	in := &lazymask.Instance{Problem: lazymask.TSPDL, N: 4, Scale: 1,
 		X: []float64{0, 1, 1, 0}, Y: []float64{0, 0, 1, 1},
 		Demand: []float64{0, 1, 1, 1}, Draft: []float64{3, 3, 3, 1}}
@@ -154,6 +158,7 @@ func TestImproveTSPDL(t *testing.T) {
 // TestRepairRate starts from random tours on instances that have a known
 // feasible tour and asserts that repair succeeds in most cases.
 func TestRepairRate(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 21))
 	count := 100
 	if testing.Short() {
@@ -203,6 +208,7 @@ func tightInstance(rng *rand.Rand, prob lazymask.Problem, kind distKind) (*lazym
 // holds it back until the repair reaches a feasible tour; the kicks are
 // then cut by the limit.
 func TestFinishDescent(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 21))
 	checked := 0
 	for it := 0; it < 60 && checked < 10; it++ {
@@ -245,6 +251,7 @@ func TestFinishDescent(t *testing.T) {
 // TestImproveErrors: bad instances and malformed tours are reported with
 // the checker's typed errors.
 func TestImproveErrors(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(2, 2))
 	in, hidden := randTSPTW(rng, 6, euclid, 1)
 	_, err := Improve(in, []int{0, 1, 2, 3, 4, 4}, Options{})
@@ -280,6 +287,7 @@ func TestImproveErrors(t *testing.T) {
 // already past, FinishDescent still takes the best start to the local
 // optimum the unbounded descent reaches (the same moves), and no kick runs.
 func TestFinishDescentFeasible(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(23, 29))
 	checked := 0
 	for it := 0; it < 40; it++ {
@@ -318,6 +326,7 @@ func TestFinishDescentFeasible(t *testing.T) {
 // TestBudgetsAndDeterminism: budgets stop the search where asked, and a
 // seed fixes the outcome of a shuffled, kicked search.
 func TestBudgetsAndDeterminism(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	in, _ := randTSPTW(rng, 30, euclid, 5)
 	start := perm(rng, 30)
@@ -346,6 +355,7 @@ func TestBudgetsAndDeterminism(t *testing.T) {
 // TestToleranceBoundary: an arrival up to Tol after the due time is
 // feasible, as in lazymask.Check, and one beyond it is not.
 func TestToleranceBoundary(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name     string
 		over     float64 // arrival − due time at node 3 on the tour 0,1,2,3
@@ -373,6 +383,7 @@ func TestToleranceBoundary(t *testing.T) {
 // starts only when there is one), counts the starts it searched, honours
 // MaxStarts, and reports the best start's metrics.
 func TestImproveFromIsBestOfStarts(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	for it := 0; it < 60; it++ {
 		prob := []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL}[it%2]
@@ -450,6 +461,7 @@ func TestImproveFromIsBestOfStarts(t *testing.T) {
 // TestOrderTour: the urgency order visits customers by window end or
 // draft limit, and a feasible schedule that follows it is found feasible.
 func TestOrderTour(t *testing.T) {
+	t.Parallel()
 	in := &lazymask.Instance{Problem: lazymask.TSPTW, N: 5, Scale: 1,
 		X: []float64{0, 1, 2, 3, 4}, Y: make([]float64, 5), Early: make([]float64, 5),
 		Late: []float64{100, 9, 3, 9, 1}, Service: make([]float64, 5)}
@@ -473,21 +485,19 @@ func TestOrderTour(t *testing.T) {
 // the same moves and ends with the same tour. (It compares full scans: the
 // neighbour lists, which need the filter's cost bound, are off.)
 func TestCostFilterChangesNothing(t *testing.T) {
-	useNear = false
-	defer func() { useNear = true }()
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 22))
 	for it := 0; it < 80; it++ {
 		prob := []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL}[it%2]
 		in, hidden := randInstance(rng, prob, 10+rng.IntN(30), it)
 		starts := [][]int{hidden, perm(rng, in.N)}
-		opt := Options{Kicks: 5, Seed: uint64(it), BestImprovement: it%4 == 1}
+		opt := Options{Kicks: 5, Seed: uint64(it), BestImprovement: it%4 == 1, tune: noNear}
 		with, err := ImproveFrom(in, starts, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		costFilter = false
+		opt.tune = func(p *params) { p.near, p.costFilter = false, false }
 		without, err := ImproveFrom(in, starts, opt)
-		costFilter = true
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -502,6 +512,7 @@ func TestCostFilterChangesNothing(t *testing.T) {
 // improving feasible move (by Check's replay) among all moves of the first
 // position that has one, not the first such move.
 func TestTSPDLScanTakesBestOfPosition(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(59, 61))
 	var buf [maxPieces]piece
 	checked, several := 0, 0
@@ -560,6 +571,7 @@ func TestTSPDLScanTakesBestOfPosition(t *testing.T) {
 // the result is never worse than the start, and no neighbour that keeps the
 // prefix is better (a local optimum of the suffix).
 func TestFixedPrefix(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 3))
 	for _, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
 		improved := 0

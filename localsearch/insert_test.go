@@ -32,6 +32,7 @@ func replayPartial(in *lazymask.Instance, t []int) (bool, float64) {
 // for every node left out of a partial tour and every place, on Euclidean,
 // triangle-breaking integer and asymmetric matrices, tight and wide windows.
 func TestInserterMatchesReplay(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	checked, feasible := 0, 0
 	for it := 0; it < 150; it++ {
@@ -139,6 +140,7 @@ func pinnedTSPTW(rng *rand.Rand, n int) (*lazymask.Instance, []int) {
 // result is replayed by lazymask.Check and never worse than its start),
 // and the kicks reach lower costs than the descent alone.
 func TestRuinKicksKeepFeasible(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 22))
 	var descent, kicked float64
 	ruins := 0

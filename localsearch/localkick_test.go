@@ -10,13 +10,12 @@ import (
 // than full descents, and the tour the search returns is still a local
 // optimum of the whole neighbourhood (a full descent from it finds no move).
 func TestLocalKicks(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	in, hidden := randTSPTW(rng, 200, euclid, 0.5) // at least localKicksN nodes
-	defer func(v bool) { localKicks = v }(localKicks)
 	perKick := map[bool]float64{}
 	for _, on := range []bool{false, true} {
-		localKicks = on
-		r, err := Improve(in, hidden, Options{Kicks: 40, Seed: 3})
+		r, err := Improve(in, hidden, Options{Kicks: 40, Seed: 3, tune: func(p *params) { p.localKicks = on }})
 		if err != nil {
 			t.Fatal(err)
 		}

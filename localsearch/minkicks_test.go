@@ -14,6 +14,7 @@ import (
 // may start and be cut), none without the floor, and the tour stays
 // feasible by lazymask.Check either way.
 func TestMinKicksFloor(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 9))
 	in, hidden := randTSPTW(rng, 30, euclid, 0.8)
 	for _, tc := range []struct{ floor, lo, hi int }{{0, 0, 1}, {7, 7, 8}, {25, 25, 26}} {

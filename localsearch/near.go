@@ -53,9 +53,6 @@ import (
 // drops a move the visitor would take (it needs a gain above costEps).
 const nearSlack = 1e-9
 
-// useNear lets tests compare the neighbour-list scan with the full scan.
-var useNear = true
-
 // nearLists holds, for each node v, the other nodes by increasing travel
 // time (ties by index) in two lists: out(v), the nodes w for which the edge
 // v→w can be in a feasible tour, and in(v), those for which w→v can. An

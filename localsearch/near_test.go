@@ -21,6 +21,7 @@ import (
 // optima (where the radii are small), for random anchor offsets and
 // segments of up to 1, 3 and 4 nodes.
 func TestNearScanFindsEveryImprovingMove(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(31, 37))
 	count := 240
 	if testing.Short() {
@@ -100,6 +101,7 @@ func TestNearScanFindsEveryImprovingMove(t *testing.T) {
 // lists of a symmetric one are sorted and leave out exactly edges that no
 // feasible tour can have (tight windows leave out some).
 func TestNearListsOnlyForSymmetricMatrices(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(41, 43))
 	in, _ := randTSPTW(rng, 12, asymm, 5)
 	if newState(in, nil).nearOK {
@@ -172,6 +174,7 @@ func TestNearListsOnlyForSymmetricMatrices(t *testing.T) {
 // cannot improve either: Improve from them with the lists off applies no
 // move.
 func TestNearAndFullScansReachLocalOptima(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(47, 53))
 	for it := 0; it < 24; it++ {
 		prob := []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL}[it%2]
@@ -187,9 +190,7 @@ func TestNearAndFullScansReachLocalOptima(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		useNear = false
-		again, err := Improve(in, res.Tour, Options{})
-		useNear = true
+		again, err := Improve(in, res.Tour, Options{tune: noNear})
 		if err != nil {
 			t.Fatal(err)
 		}

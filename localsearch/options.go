@@ -124,18 +124,9 @@ type Options struct {
 	// kicks, where its last gain needs ten or twenty (docs/experiments.md,
 	// "A floor of kicks").
 	MinKicks int
-	// Stalled is a resumed search's Result.WarpStall of the search before
-	// it (whose best tour it starts from): where it is not zero (the tour
-	// was walled), the warp kicks start at once, counting on from at least
-	// warpAfter; the restarts count from zero. Why at once: Gendreau
-	// n40w180.002 reached its walled tour late in the first pass, and the
-	// second pass's few kicks went to bridge kicks (docs/experiments.md,
-	// "Warp kicks paused, not ended").
-	Stalled int
-	// NoWarp starts the search with its warp kicks paused, as after a cut
-	// one (warpKickCap): a resumed search's Result.WarpOff of the search
-	// before it.
-	NoWarp bool
+	// Resume is Result.Resume of the search whose best tour this one
+	// starts from (a second pass); the zero value starts afresh.
+	Resume ResumeState
 	// Prepared, when set, is Prepare's result for this instance's data,
 	// reused instead of derived again (an error where it belongs to other
 	// data).
@@ -168,6 +159,10 @@ type Options struct {
 	// not prove one by the deadline. A proof ends the search there
 	// (Result.Optimal), leaving the rest of its time unspent.
 	Prove func(upper float64, deadline time.Time, metric bool) (tour []int, ok bool)
+
+	// tune, when set, changes the search's tunables after defaultParams
+	// (tests compare a part of the search with and without it this way).
+	tune func(*params)
 }
 
 // ProveShare is the part of a search's time left after its starts'
@@ -189,7 +184,7 @@ func (o *Options) validate() error {
 		v    int64
 	}{{"max segment", int64(o.MaxSegment)}, {"max moves", int64(o.MaxMoves)}, {"max iterations", int64(o.MaxIterations)},
 		{"time limit", int64(o.TimeLimit)}, {"kicks", int64(o.Kicks)}, {"max starts", int64(o.MaxStarts)},
-		{"fixed", int64(o.Fixed)}, {"stalled", int64(o.Stalled)}} {
+		{"fixed", int64(o.Fixed)}} {
 		if f.v < 0 {
 			return fmt.Errorf("options: %s is negative (%d)", f.name, f.v)
 		}
@@ -209,6 +204,8 @@ const (
 	IterationBudget
 	// TimeBudget: Options.TimeLimit was reached.
 	TimeBudget
+	// Canceled: the context of ImproveFromContext was done.
+	Canceled
 )
 
 // String names the reason.
@@ -222,6 +219,8 @@ func (r StopReason) String() string {
 		return "iteration-budget"
 	case TimeBudget:
 		return "time-budget"
+	case Canceled:
+		return "canceled"
 	}
 	return fmt.Sprintf("stop(%d)", int(r))
 }
@@ -262,17 +261,9 @@ type Result struct {
 	// the best tour (0: none did), so that a caller can tell a search
 	// still improving when its time ran out from one that had stalled.
 	LastAccepted int
-	// WarpStall is how many kicks in a row had not improved the tour the
-	// kicks started from when the search ended, where the tour was walled
-	// by windows (the walled regime of its bridge kicks); 0 elsewhere.
-	// A search resumed from this one's tour takes it as Options.Stalled, so
-	// that a stalled search goes on with warp kicks: where nearly all
-	// bridges fit, or few, the resume's bridge or ruin kicks gained more
-	// (docs/experiments.md, "Warp kicks in the resumed search").
-	WarpStall int
-	// WarpOff says that a warp kick outlasted its cap (warpKickCap times
-	// the mean kick, under a time limit), which paused the warp kicks.
-	WarpOff bool
+	// Resume is what a search resumed from Tour takes as Options.Resume
+	// to go on where this one stopped.
+	Resume ResumeState
 	// Merged counts merges of local optima (of the starts' descents and of
 	// the kicks') that improved the best tour.
 	Merged int
@@ -298,3 +289,27 @@ type Result struct {
 	// Check is lazymask.Check's replay of Tour, the final verification.
 	Check lazymask.Result
 }
+
+// ResumeState is what a search hands on to a search resumed from its best
+// tour (Result.Resume to Options.Resume). Its fields are the search's own;
+// the zero value starts afresh.
+type ResumeState struct {
+	// warpStall is how many kicks in a row had not improved the tour the
+	// kicks started from when the search ended, where the tour was walled
+	// by windows (the walled regime of its bridge kicks); 0 elsewhere.
+	// Where it is not zero the resumed search's warp kicks start at once,
+	// counting on from at least warpAfter (the restarts count from zero):
+	// a second pass is a few dozen kicks, and the first pass's bridge
+	// kicks already failed on this tour; where nearly all bridges fit, or
+	// few, the resume's bridge or ruin kicks gained more
+	// (docs/experiments.md, "Warp kicks in the resumed search").
+	warpStall int
+	// warpOff: a warp kick outlasted its cap (warpKickCap times the mean
+	// kick, under a time limit), which paused the warp kicks; the resumed
+	// search starts with them paused.
+	warpOff bool
+}
+
+// WarpStalled reports whether the search ended stalled on a tour walled by
+// windows, so that a search resumed from it starts with warp kicks.
+func (r ResumeState) WarpStalled() bool { return r.warpStall > 0 }

@@ -101,6 +101,7 @@ func loadPaperSet(tb testing.TB, ps paperSet, count int) ([]*lazymask.Instance, 
 // keeps the feasible ones feasible and never longer (and reports how many of
 // the slightly infeasible ones it repairs).
 func TestPaperReferenceTours(t *testing.T) {
+	t.Parallel()
 	count := 40
 	if testing.Short() {
 		count = 10

@@ -15,6 +15,7 @@ import (
 // matrix and both problems; and the prepared data carry the triangle
 // defect and symmetry that newState derives.
 func TestPreparedSameSearch(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, kind := range []distKind{euclid, intMatrix, asymm, rounded} {
 		for _, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
@@ -51,6 +52,7 @@ func TestPreparedSameSearch(t *testing.T) {
 // TestPreparedOtherInstance: data prepared for one instance are refused
 // for another (one window moved, or one node), with ErrPrepared.
 func TestPreparedOtherInstance(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 1))
 	in, tour := randTSPTW(rng, 20, euclid, 4)
 	prep := Prepare(in)

@@ -14,6 +14,7 @@ import (
 // bound and whether the matrix keeps the triangle inequality; a proof ends
 // the search there with the proved tour and no kicks, at exact's optimum.
 func TestProveEndsSearch(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 22))
 	for k, kind := range []distKind{euclid, rounded, asymm} {
 		in, hidden := randTSPTW(rng, 40, kind, 1.5) // windows wide enough for kicks (5 of 5 run without Prove)
@@ -51,6 +52,7 @@ func TestProveEndsSearch(t *testing.T) {
 // instance, the kicks run as without it and nothing is called optimal;
 // without a time limit, or for TSPDL, Prove is not asked.
 func TestProveFails(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(23, 24))
 	in, hidden := randTSPTW(rng, 40, euclid, 1.5)
 	for k, prove := range []func(float64, time.Time, bool) ([]int, bool){

@@ -69,6 +69,7 @@ func mixes(a, b []int) [][]int {
 // mixes, each replayed by lazymask.Check; it reports an improvement exactly
 // when that mix is cheaper than a, and returns a feasible mix.
 func TestMergeIsBestMix(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(31, 7))
 	improved, cases := 0, 0
 	for it := 0; it < 20000; it++ {
@@ -139,6 +140,7 @@ func TestMergeIsBestMix(t *testing.T) {
 // TestMergeIdenticalAndDisjoint: equal tours give nothing to merge, and
 // tours with no common cut (b reversed) leave a as it is.
 func TestMergeIdenticalAndDisjoint(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 5))
 	in, hidden := randTSPTW(rng, 12, euclid, 100)
 	st := newState(in, nil)
@@ -159,6 +161,7 @@ func TestMergeIdenticalAndDisjoint(t *testing.T) {
 // from the same starts and seeds, and every result is feasible and no
 // worse than its start.
 func TestMergingHelps(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(8, 8))
 	var with, without float64
 	merged := 0

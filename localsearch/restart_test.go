@@ -17,15 +17,13 @@ import (
 // 14.796 when this was written), where without restarts its kicks stayed
 // at one local optimum to the end.
 func TestRestartLeavesStalledBasin(t *testing.T) {
+	t.Parallel()
 	// The restarts alone: with warp kicks (on by default) both runs reach
 	// the restarts' lengths here, and so do the neighbour-list descents
 	// (the class folds its service times into the travel times, which the
 	// lists take since 2026-12-07): full scans keep the stall.
-	defer func(old, near bool) { warpKicks, useNear = old, near }(warpKicks, useNear)
-	warpKicks, useNear = false, false
 	run := func(on bool) ([]float64, int) {
-		defer func(old bool) { restarts = old }(restarts)
-		restarts = on
+		tune := func(p *params) { p.warpKicks, p.near, p.restarts = false, false, on }
 		g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: "stuck", N: 61, Seed: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +32,7 @@ func TestRestartLeavesStalledBasin(t *testing.T) {
 		n := 0
 		for i := range 8 {
 			in, _ := g.Next()
-			r, err := Improve(in, OrderTour(in), Options{Kicks: 400, Seed: uint64(i)})
+			r, err := Improve(in, OrderTour(in), Options{Kicks: 400, Seed: uint64(i), tune: tune})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,6 +69,7 @@ func TestRestartLeavesStalledBasin(t *testing.T) {
 // can reach in time gets its least late tour, reported infeasible, and a
 // TSPDL instance none.
 func TestInsertionTour(t *testing.T) {
+	t.Parallel()
 	g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: "RC2", N: 101, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +123,7 @@ func TestInsertionTour(t *testing.T) {
 // the search at its first feasible tour (the repair's local optimum, no
 // kick), where the same search without it goes on kicking.
 func TestUntilFeasible(t *testing.T) {
+	t.Parallel()
 	g, err := datasets.NewStressGenerator(datasets.StressConfig{Class: "R2", N: 51, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +165,7 @@ func TestUntilFeasible(t *testing.T) {
 // the whole repair, which the same restart runs when the mean kick is made
 // so costly that the cap is never reached.
 func TestRestartCapsRepair(t *testing.T) {
+	t.Parallel()
 	in := benchmarkInstance(t, "tsptw-ohlmann-thomas", "n150w160.003")
 	if r, _ := lazymask.Check(in, OrderTour(in)); r.Feasible {
 		t.Fatal("the urgency order is feasible: the test shows nothing")

@@ -14,10 +14,11 @@ import (
 // TestDLKicksLeaveBasin: Rakke's ulysses22_25_7 (optimum 7729) has a wide
 // TSPDL basin at 8008, where the preset's searches ended in 4 of 8 runs.
 // From that tour, 60 kicks with the shuffled descents (shuffleDL) and the
-// restarts (stallKicksDL) end at the optimum in far more of 48 seeds than
+// restarts (stallKicks) end at the optimum in far more of 48 seeds than
 // kicks without both (21 against 11 when this was written), and every
 // result replays feasible at the cost it reports.
 func TestDLKicksLeaveBasin(t *testing.T) {
+	t.Parallel()
 	bm, err := datasets.ImportBenchmark(testenv.SharedFile(t, "benchmarks", "tspdl-rakke", "ulysses22_25_7.txt"), "", datasets.BenchmarkOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -29,10 +30,9 @@ func TestDLKicksLeaveBasin(t *testing.T) {
 	}
 	const optimum = 7729
 	run := func(on bool) (hits, restartsMade int) {
-		defer func(r, s bool) { restarts, shuffledKicksDL = r, s }(restarts, shuffledKicksDL)
-		restarts, shuffledKicksDL = on, on
+		tune := func(p *params) { p.restarts, p.shuffledKicksDL = on, on }
 		for seed := range 48 {
-			r, err := Improve(in, stuck, Options{Kicks: 60, Seed: uint64(seed)})
+			r, err := Improve(in, stuck, Options{Kicks: 60, Seed: uint64(seed), tune: tune})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,6 +63,7 @@ func TestDLKicksLeaveBasin(t *testing.T) {
 // for the same seed; where ten draws fit no tour it leaves the state as it
 // was.
 func TestRestartDL(t *testing.T) {
+	t.Parallel()
 	insts, _, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPDL, N: 50, Hardness: "medium", Seed: 4}, 24)
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +108,7 @@ func TestRestartDL(t *testing.T) {
 // (200 kicks, most of them stalled on 20 customers) and keep the prefix,
 // each result feasible and no longer than its start.
 func TestRestartDLKeepsPrefix(t *testing.T) {
+	t.Parallel()
 	insts, _, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPDL, N: 21, Hardness: "medium", Seed: 6}, 6)
 	if err != nil {
 		t.Fatal(err)

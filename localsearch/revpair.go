@@ -1,13 +1,5 @@
 package localsearch
 
-// revPairs enables scanRevPair (tests turn it off to compare).
-var revPairs = true
-
-// revPairRun bounds each run a revPair move reverses. Why 8: the stuck
-// local optima that such a move leaves (Gendreau n80w140.003: two runs of
-// 5 and 3 nodes) need short runs, and the scan costs O(N·L²).
-const revPairRun = 8
-
 // scanRevPair looks, at a feasible TSPTW local optimum of the scanned
 // neighbourhoods, for the first move that reverses two adjacent runs
 // i..j and j+1..k in place and shortens the tour. Why: of the pure 3-opt
@@ -26,7 +18,7 @@ func (se *search) scanRevPair() (move, bool) {
 		q := p
 		if p >= 1 {
 			seg := st.nodes[st.tour[p]]
-			for q+1 < n && q+1-p < revPairRun {
+			for q+1 < n && q+1-p < se.p.revPairRun {
 				v := st.tour[q+1]
 				next := concat(st.nodes[v], seg, st.d(v, seg.first))
 				if next.warp > 0 {

@@ -24,6 +24,7 @@ func reversed(s []int) []int {
 // lazymask.Check's replay, and scanRevPair's run bound never cuts off a
 // feasible move.
 func TestRevPairAgreesWithReplay(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 21))
 	feasible, total := 0, 0
 	for it := 0; it < 60; it++ {
@@ -54,8 +55,8 @@ func TestRevPairAgreesWithReplay(t *testing.T) {
 					if d := st.delta(m); math.Abs(base.Cost+d-chk.Cost) > 1e-9 {
 						t.Fatalf("revPair %d,%d,%d: delta %v, Check %v − %v", i, j, k, d, chk.Cost, base.Cost)
 					}
-					inReach := j-i < revPairRun && k-j <= revPairRun && j <= se.reach[i] && k <= se.reach[j+1]
-					if chk.Feasible && j-i < revPairRun && k-j <= revPairRun && !inReach {
+					inReach := j-i < se.p.revPairRun && k-j <= se.p.revPairRun && j <= se.reach[i] && k <= se.reach[j+1]
+					if chk.Feasible && j-i < se.p.revPairRun && k-j <= se.p.revPairRun && !inReach {
 						t.Fatalf("revPair %d,%d,%d of %v feasible but outside the scan's reach %v", i, j, k, tour, se.reach)
 					}
 					total++
@@ -77,21 +78,19 @@ func TestRevPairAgreesWithReplay(t *testing.T) {
 // adjacent runs at once; the descent with revPair then ends at a feasible
 // tour, shorter than the one without it, that no revPair move improves.
 func TestRevPairEscapes(t *testing.T) {
-	defer func(old bool) { revPairs = old }(revPairs)
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 99))
 	gains := 0
 	for it := 0; it < 300 && gains < 3; it++ {
 		in, _ := randTSPTW(rng, 30, euclid, 30)
 		start := perm(rng, in.N)
-		revPairs = false
-		without, err := Improve(in, start, Options{})
+		without, err := Improve(in, start, Options{tune: func(p *params) { p.revPairs = false }})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !without.Feasible {
 			continue
 		}
-		revPairs = true
 		with, err := Improve(in, without.Tour, Options{})
 		if err != nil {
 			t.Fatal(err)

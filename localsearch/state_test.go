@@ -17,6 +17,7 @@ import (
 // lazymask.Check replays of the moved tour, over many random instances
 // (Euclidean, integer matrices without triangle inequality, asymmetric).
 func TestStateAgreesWithReplay(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 11))
 	instances := 120
 	if testing.Short() {
@@ -111,6 +112,7 @@ func (s *state) check() lazymask.Result {
 // exactly the neighbours built by direct slice edits (minus in-place
 // segment reversals, which are 2-opt moves, and duplicates).
 func TestScannerCoversNeighbourhood(t *testing.T) {
+	t.Parallel()
 	for n := 3; n <= 9; n++ {
 		rng := rand.New(rand.NewPCG(uint64(n), 3))
 		tour := perm(rng, n)
@@ -145,6 +147,7 @@ func TestScannerCoversNeighbourhood(t *testing.T) {
 
 // TestRangeMin compares the sparse table with a linear scan.
 func TestRangeMin(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var r rangeMin
 	for n := 1; n <= 40; n++ {
@@ -166,6 +169,7 @@ func TestRangeMin(t *testing.T) {
 // TestRangeMinRebuild changes random runs of a slice and checks that the
 // partial rebuild leaves the same table as a full build.
 func TestRangeMinRebuild(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 5))
 	for n := 1; n <= 40; n++ {
 		v := make([]float64, n)
@@ -214,6 +218,7 @@ func (s *state) pathCost(ps []piece) float64 {
 // TestIncrementalUpdate applies random moves through the incremental table
 // update and compares every table with a full rebuild.
 func TestIncrementalUpdate(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(4, 4))
 	for it := 0; it < 30; it++ {
 		n := 5 + rng.IntN(20)
@@ -264,6 +269,7 @@ func TestIncrementalUpdate(t *testing.T) {
 // move it was asked about and every move further along that scan are
 // infeasible when replayed by lazymask.Check.
 func TestBlockedIsSound(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(17, 4))
 	var buf [maxPieces]piece
 	infeasible := func(st *state, m move) bool {
@@ -341,6 +347,7 @@ func TestBlockedIsSound(t *testing.T) {
 // i..j−1 and j..k−1 exchanged) builds the tour a direct slice edit does,
 // and its O(1) feasibility verdict and length match lazymask.Check.
 func TestBridgeAgreesWithReplay(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 8))
 	for _, prob := range []lazymask.Problem{lazymask.TSPTW, lazymask.TSPDL} {
 		feasible, total := 0, 0
@@ -395,6 +402,7 @@ func TestBridgeAgreesWithReplay(t *testing.T) {
 // scan does, on tours reached by incremental updates as well as on fresh
 // ones.
 func TestRunBlocksAgree(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(23, 5))
 	var buf [maxPieces]piece
 	blocked, asked := 0, 0
@@ -450,8 +458,8 @@ func TestRunBlocksAgree(t *testing.T) {
 // (every kick applies all its bridges) to tight ones (kicks fall back to
 // nearby moves or find nothing).
 func TestKickDLAgrees(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 4))
-	defer func() { fastKickDL = true }()
 	changed, fallbacks := 0, 0
 	for it := 0; it < 60; it++ {
 		n := 6 + rng.IntN(40)
@@ -459,9 +467,8 @@ func TestKickDLAgrees(t *testing.T) {
 		var tours [2][][]int
 		var oks [2][]bool
 		for v, fast := range []bool{false, true} {
-			fastKickDL = fast
 			var res Result
-			se := newSearch(in, Options{Seed: uint64(it)}, time.Now(), &res)
+			se := newSearch(in, Options{Seed: uint64(it), tune: func(p *params) { p.fastKickDL = fast }}, time.Now(), &res)
 			se.st.set(tour)
 			for k := 0; k < 5; k++ {
 				ok := se.feasibleKick()

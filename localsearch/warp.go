@@ -11,52 +11,13 @@ import "time"
 // time warp (the lateness of the time-warp run data), the weight raised
 // tenfold at each local optimum until no warp is left (docs/experiments.md,
 // "Warp kicks").
-const (
-	// warpAfter is how many kicks in a row without a gain a TSPTW search
-	// makes before its kicks become warp kicks: the bridge kicks gain more
-	// per second until they stall (fewer stalled kicks cost the paper's
-	// easy set length at equal time).
-	warpAfter = 30
-	// warpBridges is how many unchecked bridges a warp kick applies at
-	// least, kickMovesTW at most (it stops at the first that breaks a
-	// window).
-	warpBridges = 1
-	// warpWeight is the first weight of a unit of time warp against a unit
-	// of length (lighter ones went so far into lateness that kicks cost
-	// many times more; heavier ones crossed fewer walls), warpWeightMax
-	// the last before the kick is undone, warpStep the factor between them.
-	warpWeight    = 1.0
-	warpWeightMax = 1e4
-	warpStep      = 10.0
-	// warpReach caps how much longer than the edge it replaces an added
-	// edge of a warp descent's candidate may be, in mean tour edges.
-	warpReach = 1.0
-	// warpWindow is how far (in positions) around the last bridge (the one
-	// that broke a window; the others fitted) a warp descent anchors its
-	// moves: whole-tour scans made a warp kick's cost grow with n far past
-	// a bridge kick's.
-	warpWindow = 8
-)
+//
+// The tunables are params.warpAfter and the params.warp* fields (params.go).
 
-// warpKickCap bounds a warp kick of a search under a time limit to
-// warpKickCap times the mean time of its kicks so far: a warp kick that
-// takes longer is undone and pauses the search's warp kicks for
-// warpPauseFirst kicks, twice as long at each further cut, the bridge
-// kicks going on alone meanwhile. Why the cap: with wide windows at
-// 200–250 nodes one warp kick can cost as much as a thousand bridge kicks,
-// so a stalled search spent its time on a few of them, while where warp
-// kicks pay they cost a few kicks (docs/experiments.md, "A cap on each warp
-// kick"). Why a pause, not an end: one costly warp kick early ended them
-// for good in searches that needed them (stress class "stuck", 51 nodes;
-// docs/experiments.md, "Warp kicks paused, not ended"). Searches under a
-// kick budget alone keep every warp kick (reproducible).
-const (
-	warpKickCap    = 32
-	warpPauseFirst = 2 * warpKickCap
-)
+// warpKicker is the warp kick as a perturber.
+type warpKicker struct{}
 
-// warpKicks enables warp kicks (tests turn it off to compare).
-var warpKicks = true
+func (warpKicker) perturb(se *search) bool { return se.warpKick() }
 
 // warpOf returns the total time warp of the tour that the pieces describe.
 func (s *state) warpOf(ps []piece) float64 {
@@ -69,7 +30,7 @@ func (s *state) warpOf(ps []piece) float64 {
 
 // warpKick perturbs the current feasible TSPTW tour by random double
 // bridges, whatever their windows, until one leaves time warp (at least
-// warpBridges, at most kickMovesTW), and descends on length + weight × warp
+// warpBridges, at most kickMoves), and descends on length + weight × warp
 // from warpWeight up to warpWeightMax. It leaves the state at a tour with
 // no warp (feasible) and reports true, or restores the tour and reports
 // false when no bridge could be drawn, the warp stayed (the repair of the
@@ -85,10 +46,10 @@ func (se *search) warpKick() bool {
 	copy(se.old, st.tour)
 	applied := 0
 	lo, hi := n, 0 // the positions the last bridge changed (the earlier ones fitted)
-	for try := 0; try < kickTries && applied < kickMovesTW && (applied < warpBridges || st.suffix[0].warp == 0); try++ {
+	for try := 0; try < se.p.kickTries && applied < se.p.kickMoves && (applied < se.p.warpBridges || st.suffix[0].warp == 0); try++ {
 		i := fixed + se.rng.IntN(n-fixed-1)
-		j := i + 1 + se.rng.IntN(se.bridgeRun)
-		k := j + 1 + se.rng.IntN(se.bridgeRun)
+		j := i + 1 + se.rng.IntN(se.p.bridgeRun)
+		k := j + 1 + se.rng.IntN(se.p.bridgeRun)
 		if k > n {
 			continue
 		}
@@ -100,17 +61,17 @@ func (se *search) warpKick() bool {
 	if applied == 0 {
 		return false
 	}
-	lo, hi = max(lo-warpWindow, 0), min(hi+warpWindow, n-1)
+	lo, hi = max(lo-se.p.warpWindow, 0), min(hi+se.p.warpWindow, n-1)
 	se.warpUntil, se.warpCut = time.Time{}, false
 	if se.opt.TimeLimit > 0 && se.res.Kicks > 0 {
-		se.warpUntil = time.Now().Add(warpKickCap * time.Since(se.kicksBegan) / time.Duration(se.res.Kicks))
+		se.warpUntil = time.Now().Add(time.Duration(se.p.warpKickCap) * time.Since(se.kicksBegan) / time.Duration(se.res.Kicks))
 	}
-	for w := warpWeight; st.suffix[0].warp > 0 && w <= warpWeightMax && !se.timeUp && !se.warpCut; w *= warpStep {
+	for w := se.p.warpWeight; st.suffix[0].warp > 0 && w <= se.p.warpWeightMax && !se.timeUp && !se.warpCut; w *= se.p.warpStep {
 		se.warpDescend(w, lo, hi)
 	}
 	if se.warpCut {
 		se.warpOff = true
-		se.warpPause = max(2*se.warpPause, warpPauseFirst)
+		se.warpPause = max(2*se.warpPause, se.p.warpPauseFirst)
 		se.warpResume = se.res.Kicks + se.warpPause
 		st.update(se.old, false)
 		return false
@@ -180,11 +141,11 @@ func (se *search) warpDescend(w float64, lo, hi int) {
 			}
 			return false
 		}
-		if st.nearOK && useNear {
+		if st.nearOK && se.p.near {
 			// A move that gains at most need in length has an added edge
 			// at most need/2 longer than the one it replaces (the gain
 			// criterion of near.go with each pair's bound lowered).
-			sc.allow = min(max(need, 0)/2, warpReach*st.cost/float64(st.n))
+			sc.allow = min(max(need, 0)/2, se.p.warpReach*st.cost/float64(st.n))
 			sc.anchorLo, sc.anchorHi = lo, hi
 			sc.scanNear(se.kinds, se.rng.IntN(st.n-1), visit)
 			sc.allow, sc.anchorLo, sc.anchorHi = 0, 0, 0

@@ -5,13 +5,17 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/lmask/lmask/lazymask"
 )
 
 // TestWarpKickCap: under a time limit, a warp kick that outlasts
 // warpKickCap times the mean kick is undone and pauses the search's warp
-// kicks, twice as long after a second cut (Result.WarpOff, carried by
-// Options.NoWarp); without a limit the same kick runs to its end.
+// kicks, twice as long after a second cut (Result.Resume, carried by
+// Options.Resume); without a limit the same kick runs to its end.
 func TestWarpKickCap(t *testing.T) {
+	t.Parallel()
+	dp := defaultParams(lazymask.TSPTW, 40)
 	rng := rand.New(rand.NewPCG(21, 4))
 	in, hidden := randTSPTW(rng, 200, euclid, 0.6)
 	r, err := Improve(in, hidden, Options{})
@@ -47,11 +51,11 @@ func TestWarpKickCap(t *testing.T) {
 			}
 			// The warp kicks pause for warpPauseFirst kicks, then twice
 			// as long after each further cut.
-			if se.warpPause != warpPauseFirst || se.warpResume != se.res.Kicks+warpPauseFirst {
+			if se.warpPause != dp.warpPauseFirst || se.warpResume != se.res.Kicks+dp.warpPauseFirst {
 				t.Fatalf("seed %d: after a cut the pause is %d kicks, to kick %d", seed, se.warpPause, se.warpResume)
 			}
-			se.res.Kicks += warpPauseFirst
-			if se.warpKick(); se.warpCut && (se.warpPause != 2*warpPauseFirst || se.warpResume != se.res.Kicks+2*warpPauseFirst) {
+			se.res.Kicks += dp.warpPauseFirst
+			if se.warpKick(); se.warpCut && (se.warpPause != 2*dp.warpPauseFirst || se.warpResume != se.res.Kicks+2*dp.warpPauseFirst) {
 				t.Fatalf("seed %d: after a second cut the pause is %d kicks, to kick %d", seed, se.warpPause, se.warpResume)
 			}
 		}
@@ -59,28 +63,27 @@ func TestWarpKickCap(t *testing.T) {
 	if cut == 0 {
 		t.Fatal("no warp kick was cut: the test shows nothing")
 	}
-	// The verdict is carried: a search with NoWarp kicks as one with the
+	// The verdict is carried: a search resumed with its warp kicks paused kicks as one with the
 	// warp kicks turned off for its first warpPauseFirst kicks.
 	small, tour := randTSPTW(rng, 40, euclid, 0.6)
-	opt := Options{Seed: 1, Kicks: warpPauseFirst, TimeLimit: time.Minute}
+	opt := Options{Seed: 1, Kicks: dp.warpPauseFirst, TimeLimit: time.Minute}
 	on, err := Improve(small, tour, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt.NoWarp = true
+	opt.Resume = ResumeState{warpOff: true}
 	noWarp, err := Improve(small, tour, opt)
-	if err != nil || !noWarp.WarpOff {
-		t.Fatalf("NoWarp: WarpOff %v, %v", noWarp.WarpOff, err)
+	if err != nil || !noWarp.Resume.warpOff {
+		t.Fatalf("resumed with warp kicks paused: paused at the end %v, %v", noWarp.Resume.warpOff, err)
 	}
-	defer func(v bool) { warpKicks = v }(warpKicks)
-	warpKicks = false
-	opt.NoWarp = false
+	opt.Resume = ResumeState{}
+	opt.tune = func(p *params) { p.warpKicks = false }
 	off, err := Improve(small, tour, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(noWarp.Tour, off.Tour) || noWarp.Kicks != off.Kicks {
-		t.Fatalf("NoWarp searched otherwise than without warp kicks: %v against %v", noWarp.Cost, off.Cost)
+		t.Fatalf("the paused resume searched otherwise than without warp kicks: %v against %v", noWarp.Cost, off.Cost)
 	}
 	if slices.Equal(on.Tour, off.Tour) && on.Evaluations == off.Evaluations {
 		t.Fatal("warp kicks changed nothing here: the comparison shows nothing")

@@ -23,15 +23,6 @@ const (
 	windowStep = windowLen / 2
 )
 
-// windowAfter is how many kicks in a row without a gain a tour to kick
-// from resists before its windows are re-optimised: a sweep costs about a
-// kick, too much for every new tour to kick from, and after 30 kicks it
-// came too seldom (docs/experiments.md, "Exact windows").
-const windowAfter = 10
-
-// windows enables windowSweep (tests turn it off to compare).
-var windows = true
-
 // wLabel is one partial path of the window's dynamic program: its length
 // from the node before the window, its departure time, the label it
 // extends (−1 for the first node) and the window index of its last node.

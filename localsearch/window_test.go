@@ -35,6 +35,7 @@ func permutations(xs []int, f func([]int)) {
 // return the shortest feasible order exactly when that beats the current
 // one, and nothing otherwise.
 func TestWindowMatchesBruteForce(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 11))
 	better := 0
 	for trial := range 120 {
@@ -86,6 +87,7 @@ func TestWindowMatchesBruteForce(t *testing.T) {
 // fifteen positions in another order) reaches 747 by a window sweep and
 // a descent.
 func TestWindowSweepOhlmann(t *testing.T) {
+	t.Parallel()
 	in := benchmarkInstance(t, "tsptw-ohlmann-thomas", "n150w120.003")
 	stuck := []int{0, 64, 40, 131, 82, 28, 148, 78, 7, 30, 140, 141, 97, 137, 38, 32, 94, 29, 27, 129, 93, 34, 36, 11, 68, 85,
 		9, 81, 83, 19, 98, 53, 65, 31, 24, 89, 46, 17, 54, 84, 126, 44, 149, 26, 51, 5, 86, 116, 79, 59, 52, 3, 104,
@@ -118,6 +120,7 @@ func TestWindowSweepOhlmann(t *testing.T) {
 // TestWindowSweepFixed: a sweep leaves a fixed prefix in place, never
 // lengthens the tour and keeps it feasible, and shortens some random tours.
 func TestWindowSweepFixed(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 9))
 	gained := 0
 	for trial := range 40 {

@@ -25,5 +25,8 @@ deny engine 'gomlx|/trainer|/datasets|lmask/models$'
 [ -d cmd/lmask-train ] && deny cmd/lmask-train "onnxruntime_go|^$mod/engine\$"
 if CGO_ENABLED=0 go build ./lazymask ./datasets ./models/features 2>/dev/null; then :; else
   echo "deps-check: lazymask, datasets and models/features must build with CGO_ENABLED=0"; fail=1; fi
+# Libraries name their options as their types do; only the commands know flag names.
+if ! out=$(go test -count=1 -run '^TestLibrariesNameNoFlags$' ./internal/opterr 2>&1); then
+  echo "deps-check: a library below cmd/ names a command-line flag:"; echo "$out" | grep 'names a flag' | sed 's/^ */  /'; fail=1; fi
 [ $fail = 0 ] && echo "deps-check: ok"
 exit $fail

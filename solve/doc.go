@@ -9,6 +9,6 @@
 //
 //	jobs := []solve.Job{{Inst: inst, Starts: decodedTours, Seed: 1}}
 //	opt := solve.Options{Search: localsearch.Options{MaxStarts: 8}, Urgency: true}
-//	res, stats, err := solve.Improve(jobs, opt.WithShare(3.5, decodeTime))
+//	res, stats, err := solve.Improve(ctx, jobs, opt.WithShare(3.5, decodeTime))
 //	// res[0].Improved: res[0].Search.Tour is feasible and beats every start.
 package solve

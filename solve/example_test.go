@@ -1,6 +1,7 @@
 package solve_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/lmask/lmask/datasets"
@@ -18,7 +19,7 @@ func Example() {
 	}
 	newPolicy := func() lazymask.Policy { return &lazymask.RandomL{} }
 	cfg := lazymask.Config{Lookahead: lazymask.LookTSL, Budget: 100, Semantics: lazymask.Test, Seed: 7}
-	decoded, err := solve.Heuristic(insts, newPolicy, 8, cfg, 0)
+	decoded, err := solve.Heuristic(context.Background(), insts, newPolicy, 8, cfg, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -29,7 +30,7 @@ func Example() {
 			jobs[i].Starts = append(jobs[i].Starts, t.Nodes)
 		}
 	}
-	res, stats, err := solve.Improve(jobs, solve.Options{Search: localsearch.Options{Kicks: 10, MaxStarts: 8}, Urgency: true})
+	res, stats, err := solve.Improve(context.Background(), jobs, solve.Options{Search: localsearch.Options{Kicks: 10, MaxStarts: 8}, Urgency: true})
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -44,10 +45,15 @@ type Decoded struct {
 // depend on the number of workers. With newPolicy nil it decodes nothing
 // and gives each instance one tour: the urgency order
 // (localsearch.OrderTour). Every tour is replayed with lazymask.Check.
-func Heuristic(insts []*lazymask.Instance, newPolicy func() lazymask.Policy, samples int, cfg lazymask.Config, workers int) ([]Decoded, error) {
+// When ctx is done the instances not yet decoded are left and Heuristic
+// returns ctx's error.
+func Heuristic(ctx context.Context, insts []*lazymask.Instance, newPolicy func() lazymask.Policy, samples int, cfg lazymask.Config, workers int) ([]Decoded, error) {
 	out := make([]Decoded, len(insts))
 	errs := make([]error, len(insts))
 	ForEach(len(insts), workers, func(i int) {
+		if ctx.Err() != nil {
+			return
+		}
 		c := cfg
 		c.Seed = cfg.Seed + uint64(i)
 		out[i], errs[i] = heuristicOne(insts[i].Clone(), newPolicy, samples, c)
@@ -55,6 +61,9 @@ func Heuristic(insts []*lazymask.Instance, newPolicy func() lazymask.Policy, sam
 			errs[i] = fmt.Errorf("instance %d: %w", i, errs[i])
 		}
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return out, errors.Join(errs...)
 }
 

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -20,11 +21,11 @@ func TestHeuristic(t *testing.T) {
 	}
 	cfg := lazymask.Config{Lookahead: lazymask.LookTSL, Budget: 5, Seed: 11}
 	newRandomL := func() lazymask.Policy { return &lazymask.RandomL{} }
-	two, err := Heuristic(insts, newRandomL, 4, cfg, 2)
+	two, err := Heuristic(context.Background(), insts, newRandomL, 4, cfg, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, err := Heuristic(insts, newRandomL, 4, cfg, 1)
+	one, err := Heuristic(context.Background(), insts, newRandomL, 4, cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestHeuristic(t *testing.T) {
 	if missing+infeasible == 0 {
 		t.Fatal("every tour feasible: the order is not exercised")
 	}
-	urg, err := Heuristic(insts, nil, 4, cfg, 2)
+	urg, err := Heuristic(context.Background(), insts, nil, 4, cfg, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -79,7 +80,7 @@ const (
 // gate's counts. Why: a proof at about 20 nodes takes a few milliseconds,
 // more than a fifth of the share Weight gives such an instance in a file of
 // larger ones, while the kicks may leave it above its optimum
-// (docs/experiments.md, "Exact windows, small proofs").
+// (docs/experiments.md, "Exact windows").
 const (
 	smallProveN    = 25
 	smallProveTime = 10 * time.Millisecond
@@ -310,12 +311,17 @@ func (e *JobError) Unwrap() error { return e.Err }
 // Result per job and their Stats; the first failing job (by index) gives a
 // *JobError, after every job has run. Without a Deadline or Search.TimeLimit
 // the results depend only on the jobs and options, not on the workers.
-func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
+//
+// When ctx is done the searches stop within moments (between kicks and
+// moves; localsearch.ImproveFromContext): each job keeps the best tour its
+// search found so far, a job not started yet its best start, and Improve
+// returns every result with ctx's error.
+func Improve(ctx context.Context, jobs []Job, opt Options) ([]Result, Stats, error) {
 	out := make([]Result, len(jobs))
 	errs := make([]error, len(jobs))
 	workers := Workers(opt.Workers)
 	if opt.Deadline.IsZero() {
-		runPass(jobs, opt, opt.Deadline, workers, out, errs, nil)
+		runPass(ctx, jobs, opt, opt.Deadline, workers, out, errs, nil)
 	} else {
 		// Two passes within the deadline: every job gets its part (by
 		// Weight) of the first FirstPass of the time, then the time left
@@ -327,14 +333,14 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 		now := time.Now()
 		mid := now.Add(time.Duration(FirstPass * float64(opt.Deadline.Sub(now))))
 		prep := make([]*localsearch.Prepared, len(jobs))
-		runPass(jobs, opt, mid, workers, out, errs, prep)
+		runPass(ctx, jobs, opt, mid, workers, out, errs, prep)
 		var more []int
 		for i := range out {
 			if errs[i] == nil && needsMore(&out[i]) {
 				more = append(more, i)
 			}
 		}
-		resume(jobs, more, opt, workers, out, errs, prep)
+		resume(ctx, jobs, more, opt, workers, out, errs, prep)
 	}
 	var st Stats
 	for i := range out {
@@ -343,7 +349,7 @@ func Improve(jobs []Job, opt Options) ([]Result, Stats, error) {
 		}
 		st.count(&out[i])
 	}
-	return out, st, nil
+	return out, st, ctx.Err()
 }
 
 // FirstPass is the part of an Options.Deadline's time that Improve shares
@@ -355,7 +361,7 @@ const FirstPass = 0.75
 // runPass searches every job, each with its part (by Weight) of the time
 // left before deadline (none when deadline is zero), and keeps each job's
 // search data in prep where that is not nil.
-func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Result, errs []error, prep []*localsearch.Prepared) {
+func runPass(ctx context.Context, jobs []Job, opt Options, deadline time.Time, workers int, out []Result, errs []error, prep []*localsearch.Prepared) {
 	var pending pendingWeight
 	for i := range jobs {
 		pending.v.Add(int64(Weight(jobs[i].Inst)))
@@ -383,7 +389,7 @@ func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Res
 		if opt.Prove && !deadline.IsZero() {
 			p = &tries
 		}
-		out[i], errs[i] = improveOne(&jobs[i], o, opt.Urgency, p)
+		out[i], errs[i] = improveOne(ctx, &jobs[i], o, opt.Urgency, p)
 		if errs[i] != nil {
 			errs[i] = &JobError{Job: i, Start: startOf(errs[i]), Err: errs[i]}
 		}
@@ -397,8 +403,8 @@ func runPass(jobs []Job, opt Options, deadline time.Time, workers int, out []Res
 // to its optimum are heavy-tailed while which instance is stuck does not
 // show (Gendreau n40w160.003, 34 kicks from its optimum, did not qualify
 // under a rule by the kicks' gains; TSPDL had such a rule until its
-// searches restarted on their own: docs/experiments.md, "The second pass
-// for every cut search" and "TSPDL basins").
+// searches restarted on their own: docs/experiments.md, "Two passes of
+// the search time" and "TSPDL basins").
 func needsMore(r *Result) bool {
 	return r.Searched && r.Search.Stop == localsearch.TimeBudget
 }
@@ -406,7 +412,7 @@ func needsMore(r *Result) bool {
 // resume searches the jobs of idx again from their best tours, sharing the
 // time left before opt.Deadline by Weight, and keeps a new tour only where
 // lazymask.Check finds it better; Stats count both passes' work.
-func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs []error, prep []*localsearch.Prepared) {
+func resume(ctx context.Context, jobs []Job, idx []int, opt Options, workers int, out []Result, errs []error, prep []*localsearch.Prepared) {
 	var pending pendingWeight
 	for _, i := range idx {
 		pending.v.Add(int64(Weight(jobs[i].Inst)))
@@ -417,17 +423,17 @@ func resume(jobs []Job, idx []int, opt Options, workers int, out []Result, errs 
 		left := pending.take(w)
 		o := opt.Search
 		o.TimeLimit = ShareOf(opt.Deadline, w, left, workers, opt.Search.TimeLimit)
-		if o.TimeLimit <= time.Millisecond {
+		if o.TimeLimit <= time.Millisecond || ctx.Err() != nil {
 			return
 		}
 		if o.Prepared == nil {
 			o.Prepared = prep[i]
 		}
 		first := &out[i]
-		o.Stalled, o.NoWarp = first.Search.WarpStall, first.Search.WarpOff
+		o.Resume = first.Search.Resume
 		first.Resumed = o.TimeLimit
 		job := Job{Inst: jobs[i].Inst, Starts: [][]int{first.Search.Tour}, Seed: jobs[i].Seed + 1, Fixed: jobs[i].Fixed}
-		r, err := improveOne(&job, o, false, nil)
+		r, err := improveOne(ctx, &job, o, false, nil)
 		if err != nil {
 			errs[i] = &JobError{Job: i, Start: -1, Err: err}
 			return
@@ -477,7 +483,7 @@ func startOf(err error) int {
 
 // improveOne searches one job with options o (seed and time limit set),
 // trying proofs of TSPTW tours where tries is not nil.
-func improveOne(job *Job, o localsearch.Options, urgency bool, tries *proofs) (Result, error) {
+func improveOne(ctx context.Context, job *Job, o localsearch.Options, urgency bool, tries *proofs) (Result, error) {
 	res := Result{Start: -1}
 	in := job.Inst.Clone()
 	if tries != nil && in.Problem == lazymask.TSPTW && o.Prove == nil {
@@ -501,7 +507,7 @@ func improveOne(job *Job, o localsearch.Options, urgency bool, tries *proofs) (R
 		}
 		starts, from, verdicts = append(starts, t), append(from, k), append(verdicts, v)
 	}
-	if urgency && !res.Given.Feasible && job.Fixed <= 1 {
+	if urgency && !res.Given.Feasible && job.Fixed <= 1 && ctx.Err() == nil {
 		if o.MaxStarts > 0 {
 			// The urgency order comes on top of the best MaxStarts given.
 			starts, from = bestDistinct(starts, from, verdicts, o.MaxStarts)
@@ -519,7 +525,7 @@ func improveOne(job *Job, o localsearch.Options, urgency bool, tries *proofs) (R
 			// (insertions into searched partial tours) often does, in
 			// part of the search's time.
 			began := time.Now()
-			if g, ok := localsearch.GrowTour(in, growTime(o.TimeLimit), job.Seed); ok {
+			if g, ok := localsearch.GrowTourContext(ctx, in, growTime(o.TimeLimit), job.Seed); ok {
 				t = g
 			}
 			if o.TimeLimit > 0 {
@@ -540,7 +546,7 @@ func improveOne(job *Job, o localsearch.Options, urgency bool, tries *proofs) (R
 	if job.Fixed > 1 {
 		o.Fixed = job.Fixed
 	}
-	r, err := localsearch.ImproveFrom(in, starts, o)
+	r, err := localsearch.ImproveFromContext(ctx, in, starts, o)
 	if err != nil {
 		return res, err
 	}

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -88,7 +89,7 @@ func TestImproveDeadline(t *testing.T) {
 	run := func(opt Options) []Result {
 		t.Helper()
 		opt.Workers = 2
-		out, _, err := Improve(jobs, opt)
+		out, _, err := Improve(context.Background(), jobs, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,11 +133,11 @@ func TestImproveResults(t *testing.T) {
 	jobs[2].Starts = [][]int{nil, jobs[2].Starts[1], nil} // a failed decode, then the moved tour
 	jobs[5].Starts = [][]int{nil}
 	opt := Options{Search: localsearch.Options{Kicks: 2}}
-	one, st, err := Improve(jobs, Options{Search: opt.Search, Workers: 1})
+	one, st, err := Improve(context.Background(), jobs, Options{Search: opt.Search, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	three, _, err := Improve(jobs, Options{Search: opt.Search, Workers: 3})
+	three, _, err := Improve(context.Background(), jobs, Options{Search: opt.Search, Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestImproveUrgency(t *testing.T) {
 		t.Fatal("reversed tour is feasible; pick another fixture")
 	}
 	jobs = append(jobs, Job{Inst: jobs[k].Inst, Starts: [][]int{rev, jobs[k].Starts[0], rev}, Seed: 5})
-	res, _, err := Improve(jobs, Options{Search: localsearch.Options{MaxStarts: 1}, Urgency: true})
+	res, _, err := Improve(context.Background(), jobs, Options{Search: localsearch.Options{MaxStarts: 1}, Urgency: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestImproveUrgency(t *testing.T) {
 func TestImproveErrors(t *testing.T) {
 	jobs := fixture(t, 3)
 	jobs[1].Starts = append(jobs[1].Starts, []int{0, 1, 1})
-	res, _, err := Improve(jobs, Options{})
+	res, _, err := Improve(context.Background(), jobs, Options{})
 	var je *JobError
 	if !errors.As(err, &je) || je.Job != 1 || je.Start != 2 {
 		t.Fatalf("err %v, want job 1 start 2", err)
@@ -347,7 +348,7 @@ func TestImproveSecondPass(t *testing.T) {
 	opt := Options{Search: localsearch.Options{Kicks: UnboundedKicks, FinishDescent: true}, Deadline: start.Add(4 * pass)}
 	out, errs := make([]Result, len(jobs)), make([]error, len(jobs))
 	prep := make([]*localsearch.Prepared, len(jobs))
-	runPass(jobs, opt, start.Add(pass), workers, out, errs, prep)
+	runPass(context.Background(), jobs, opt, start.Add(pass), workers, out, errs, prep)
 	first := slices.Clone(out)
 	var more []int
 	for i := range first {
@@ -367,7 +368,7 @@ func TestImproveSecondPass(t *testing.T) {
 			t.Fatalf("job %d: the first pass kept no search data for the second", i)
 		}
 	}
-	resume(jobs, more, opt, workers, out, errs, prep)
+	resume(context.Background(), jobs, more, opt, workers, out, errs, prep)
 	took := time.Since(start)
 	var extra time.Duration
 	for i, r := range out {
@@ -429,7 +430,7 @@ func TestImproveAddsInsertionStart(t *testing.T) {
 		t.Fatal("the reversed urgency order is feasible")
 	}
 	run := func(urgency bool) Result {
-		res, _, err := Improve([]Job{{Inst: in, Starts: [][]int{bad}, Seed: 3}},
+		res, _, err := Improve(context.Background(), []Job{{Inst: in, Starts: [][]int{bad}, Seed: 3}},
 			Options{Search: localsearch.Options{NoRepair: true, MaxStarts: 8}, Urgency: urgency, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -457,6 +458,34 @@ func TestWeight(t *testing.T) {
 	}{{1, 1}, {41, 263}, {100, 1000}, {201, 2850}} {
 		if got := Weight(&lazymask.Instance{N: tc.n}); got != tc.want {
 			t.Errorf("Weight(N=%d) = %v, want %v", tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestImproveCancelled: under a context already done every job keeps its
+// best start, searched no further, and Improve returns the context's error
+// with every result.
+func TestImproveCancelled(t *testing.T) {
+	insts, _, err := datasets.Generate(datasets.GenConfig{Problem: lazymask.TSPTW, N: 30, Hardness: datasets.Medium, Seed: 8}, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []Job
+	for i, in := range insts {
+		jobs = append(jobs, Job{Inst: in, Starts: [][]int{localsearch.OrderTour(in)}, Seed: uint64(i)})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, _, err := Improve(ctx, jobs, Options{Search: localsearch.Options{Kicks: 1000}, Urgency: true, Workers: 2})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	for i, r := range res {
+		if r.Searched && (r.Search.Moves != 0 || r.Search.Kicks != 0 || r.Changed) {
+			t.Errorf("job %d searched under a done context: %d moves, %d kicks", i, r.Search.Moves, r.Search.Kicks)
+		}
+		if lazymask.Compare(r.Final, r.Given) != 0 {
+			t.Errorf("job %d: final %+v, want its start %+v", i, r.Final, r.Given)
 		}
 	}
 }

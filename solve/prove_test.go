@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"math"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func TestImproveProves(t *testing.T) {
 	}
 	for _, prove := range []bool{true, false} {
 		o := Options{Search: localsearch.Options{Kicks: 30}, Prove: prove, Workers: 2, Deadline: time.Now().Add(time.Minute)}
-		res, st, err := Improve(jobs, o)
+		res, st, err := Improve(context.Background(), jobs, o)
 		if err != nil {
 			t.Fatal(err)
 		}

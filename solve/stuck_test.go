@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
@@ -34,7 +35,7 @@ func TestStuckClass(t *testing.T) {
 		in, _ := g.Next()
 		jobs[i] = Job{Inst: in, Seed: uint64(i)}
 	}
-	res, _, err := Improve(jobs, Options{Search: localsearch.Options{Kicks: 50}, Urgency: true, Workers: 2})
+	res, _, err := Improve(context.Background(), jobs, Options{Search: localsearch.Options{Kicks: 50}, Urgency: true, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestStressSmallExact(t *testing.T) {
 			opt = append(opt, r.Cost)
 		}
 	}
-	res, _, err := Improve(jobs, Options{Search: localsearch.Options{Kicks: 100}, Urgency: true, Workers: 2})
+	res, _, err := Improve(context.Background(), jobs, Options{Search: localsearch.Options{Kicks: 100}, Urgency: true, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
 	"github.com/lmask/lmask/models"
@@ -420,7 +421,7 @@ func pct(share float64) string {
 	return fmt.Sprintf("%.0f%%", 100*share)
 }
 
-// ParseBackends splits the bench command's comma-separated --backends list,
+// ParseBackends splits the bench command's comma-separated backends list,
 // dropping blanks; an empty list is an error.
 func ParseBackends(s string) ([]string, error) {
 	var backends []string
@@ -430,7 +431,7 @@ func ParseBackends(s string) ([]string, error) {
 		}
 	}
 	if len(backends) == 0 {
-		return nil, fmt.Errorf("--backends: empty")
+		return nil, opterr.New("Backends", "", "empty")
 	}
 	return backends, nil
 }
@@ -441,17 +442,17 @@ func ParseBackends(s string) ([]string, error) {
 func SplitBenchRows(rows []BenchRow, log io.Writer) ([]BenchRow, error) {
 	var ok []BenchRow
 	var errs []error
-	fail := func(err error) {
-		errs = append(errs, err)
-		fmt.Fprintf(log, "bench: %v\n", err)
+	fail := func(backend string, err error) {
+		errs = append(errs, opterr.Wrap("Backends", backend, err))
+		fmt.Fprintf(log, "bench: backend %s: %v\n", backend, err)
 	}
 	for _, r := range rows {
 		if r.Err != nil {
-			fail(fmt.Errorf("--backends %s: %w", r.Backend, r.Err))
+			fail(r.Backend, r.Err)
 			continue
 		}
 		if r.ImitateErr != nil {
-			fail(fmt.Errorf("--backends %s: imitation: %w", r.Backend, r.ImitateErr))
+			fail(r.Backend, fmt.Errorf("imitation: %w", r.ImitateErr))
 		}
 		ok = append(ok, r)
 	}

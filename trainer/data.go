@@ -1,7 +1,6 @@
 package trainer
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/lmask/lmask/datasets"
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/lazymask"
 )
 
@@ -142,7 +142,7 @@ func loadTrainData(cfg *Config, files *datasets.InstanceFiles) (*TrainSet, *ValS
 		return out
 	}
 	if len(train) == 0 {
-		return nil, nil, fmt.Errorf("train data: --val-split %v leaves no training instance of %d", cfg.ValSplit, len(files.Instances))
+		return nil, nil, fmt.Errorf("train data: %w", opterr.New("ValSplit", fmt.Sprint(cfg.ValSplit), "leaves no training instance of %d", len(files.Instances)))
 	}
 	ts := newTrainSet(pick(train))
 	if len(val) == 0 {
@@ -286,24 +286,24 @@ func BaseConfig(s Sources) (Config, error) {
 	if s.TrainData != nil {
 		fp := s.TrainData.Problem.String()
 		if problem != "" && problem != fp {
-			return Config{}, fmt.Errorf("--problem %s: the --train-data files hold %s instances", s.Problem, fp)
+			return Config{}, opterr.New("Problem", s.Problem, "the %v files hold %s instances", opterr.Name("TrainData"), fp)
 		}
 		sizes = s.TrainData.Sizes()
 		if s.Size != 0 && (len(sizes) != 1 || sizes[0] != s.Size) {
-			return Config{}, fmt.Errorf("--size %d: the --train-data files hold sizes %v (drop the flag: the files give the sizes)", s.Size, sizes)
+			return Config{}, opterr.New("Size", fmt.Sprint(s.Size), "the %v files hold sizes %v (drop it: the files give the sizes)", opterr.Name("TrainData"), sizes)
 		}
 		if s.Hardness != "" {
-			return Config{}, fmt.Errorf("--hardness %s: the --train-data files are not drawn by the generator (drop the flag)", s.Hardness)
+			return Config{}, opterr.New("Hardness", s.Hardness, "the %v files are not drawn by the generator (drop it)", opterr.Name("TrainData"))
 		}
 		problem = fp
 	}
 	if len(s.Imitate) > 0 && s.Size == 0 {
 		lp, ls, err := LabelSetSizes(s.Imitate)
 		if err != nil {
-			return Config{}, fmt.Errorf("--imitate: %w", err)
+			return Config{}, opterr.Wrap("Imitate", "", err)
 		}
 		if problem != "" && problem != lp.String() {
-			return Config{}, fmt.Errorf("--imitate: the label sets hold %v instances, the run trains %s", lp, problem)
+			return Config{}, opterr.New("Imitate", "", "the label sets hold %v instances, the run trains %s", lp, problem)
 		}
 		problem = lp.String()
 		for _, n := range ls {
@@ -314,7 +314,7 @@ func BaseConfig(s Sources) (Config, error) {
 		slices.Sort(sizes)
 	}
 	if problem == "" {
-		return Config{}, errors.New("--problem is required (tsptw or tspdl), or --train-data files, or --imitate label sets")
+		return Config{}, opterr.New("Problem", "", "required (tsptw or tspdl), or %v files, or %v label sets", opterr.Name("TrainData"), opterr.Name("Imitate"))
 	}
 	if len(sizes) == 0 {
 		size, hard := s.Size, s.Hardness

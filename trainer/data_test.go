@@ -188,12 +188,19 @@ func TestTrainData(t *testing.T) {
 	if _, err := New(Config{}, Options{Dir: dir, Resume: true}); err == nil || !strings.Contains(err.Error(), "b.parquet changed") {
 		t.Fatalf("resume over a changed file: %v", err)
 	}
-	for _, s := range []Sources{
-		{TrainData: files, Size: 10}, {TrainData: files, Problem: "tspdl"}, {TrainData: files, Hardness: "hard"}, {},
+	for _, c := range []struct {
+		option, value string
+		src           Sources
+	}{
+		{"Size", "10", Sources{TrainData: files, Size: 10}}, {"Problem", "tspdl", Sources{TrainData: files, Problem: "tspdl"}},
+		{"Hardness", "hard", Sources{TrainData: files, Hardness: "hard"}},
 	} {
-		if _, err := BaseConfig(s); err == nil {
-			t.Errorf("BaseConfig(%+v) accepted", s)
+		if _, err := BaseConfig(c.src); !isOptErr(err, c.option, c.value) || !strings.Contains(err.Error(), "TrainData files") {
+			t.Errorf("BaseConfig(%+v): %v, want an error of %s against TrainData", c.src, err, c.option)
 		}
+	}
+	if _, err := BaseConfig(Sources{}); !isOptErr(err, "Problem", "") {
+		t.Errorf("BaseConfig without a problem: %v", err)
 	}
 }
 

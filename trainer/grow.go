@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/lmask/lmask/internal/opterr"
 )
 
 // GrowCheckpoint writes to out a checkpoint of the same model with layers
@@ -15,7 +17,8 @@ import (
 // zero output projections (mha/o, ffn/w2, ffn/b2), and both its norms copy
 // that layer's norm2: instance norm with the same scale and offset maps the
 // previous norm's output to itself (up to its ε). The optimiser moments and
-// counters are left out, so the checkpoint serves --init-from only.
+// counters are left out, so the checkpoint serves a warm start
+// (Options.InitFrom) only.
 func GrowCheckpoint(in string, layers int, out string) error {
 	a, err := ReadCheckpoint(in)
 	if err != nil {
@@ -23,7 +26,7 @@ func GrowCheckpoint(in string, layers int, out string) error {
 	}
 	old := a.Config.Model.Layers
 	if old < 1 || layers <= old || layers%old != 0 {
-		return fmt.Errorf("grow %s: --layers %d must be a multiple of the checkpoint's %d layers, above it", a.Path, layers, old)
+		return fmt.Errorf("grow %s: %w", a.Path, opterr.New("Layers", fmt.Sprint(layers), "must be a multiple of the checkpoint's %d layers, above it", old))
 	}
 	m := layers / old
 	byPath := map[string]VarRecord{}

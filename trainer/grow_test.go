@@ -82,7 +82,7 @@ func TestGrowCheckpoint(t *testing.T) {
 	if moved == 0 {
 		t.Error("inserted layer's attention output stayed zero after training")
 	}
-	if err := GrowCheckpoint(run, 1, out); err == nil || !strings.Contains(err.Error(), "multiple") {
+	if err := GrowCheckpoint(run, 1, out); !isOptErr(err, "Layers", "1") || !strings.Contains(err.Error(), "multiple") {
 		t.Errorf("grow to 1 layer: error %v, want one naming the multiple", err)
 	}
 }

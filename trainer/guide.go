@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -40,7 +41,10 @@ func guideTours(insts []*lazymask.Instance, trajs []lazymask.Trajectory, samples
 		}
 	}
 	opt := solve.Options{Search: localsearch.Options{Kicks: cfg.GuideKicks, MaxStarts: max(cfg.GuideStarts, 1)}}
-	res, _, err := solve.Improve(jobs, opt)
+	// A training step is the unit at which training honours its context
+	// (Trainer.Run checks it between steps and checkpoints): the guide
+	// searches, bounded by kicks, run to their end.
+	res, _, err := solve.Improve(context.Background(), jobs, opt)
 	if err != nil {
 		var je *solve.JobError
 		if errors.As(err, &je) {

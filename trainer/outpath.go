@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/models/features"
 )
 
@@ -22,7 +23,7 @@ func CheckExportDir(checkpoint, out string, force bool) error {
 		return nil // a new folder: export makes it
 	}
 	if !st.IsDir() {
-		return fmt.Errorf("export: --out %s is not a folder", out)
+		return fmt.Errorf("export: %w", opterr.New("Out", out, "is not a folder"))
 	}
 	ck := checkpoint
 	if st, err := os.Stat(ck); err == nil && st.IsDir() {
@@ -32,17 +33,17 @@ func CheckExportDir(checkpoint, out string, force bool) error {
 	for _, f := range features.ModelFiles {
 		p := filepath.Join(out, f)
 		if err := atomicfile.CheckDest(p); err != nil {
-			return fmt.Errorf("export: --out: %w", err)
+			return fmt.Errorf("export: %w", opterr.Wrap("Out", "", err))
 		}
-		if err := atomicfile.Distinct("out", p, atomicfile.Input{Flag: "checkpoint", Path: ck}); err != nil {
-			return fmt.Errorf("export: %w", err)
+		if _, same := atomicfile.Same(p, atomicfile.Input{Path: ck}); same {
+			return fmt.Errorf("export: %w", opterr.New("Out", out, "%s is the %v file: writing it would destroy the input; choose another output path", f, opterr.Name("Checkpoint")))
 		}
 		if _, err := os.Lstat(p); err == nil {
 			held = append(held, f)
 		}
 	}
 	if len(held) > 0 && !force {
-		return fmt.Errorf("export: --out %s already holds a model (%s); pass --force to replace it", out, strings.Join(held, ", "))
+		return fmt.Errorf("export: %w", opterr.New("Out", out, "already holds a model (%s); pass %v to replace it", strings.Join(held, ", "), opterr.Name("Force")))
 	}
 	return nil
 }
@@ -51,11 +52,11 @@ func CheckExportDir(checkpoint, out string, force bool) error {
 // one of the command's inputs.
 func CheckFileOut(cmd, out string, inputs []string) error {
 	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: --out %s is not a regular file", cmd, out)
+		return fmt.Errorf("%s: %w", cmd, opterr.New("Out", out, "is not a regular file"))
 	}
 	for _, in := range inputs {
 		if same, _ := samePath(in, out); same {
-			return fmt.Errorf("%s: --out %s is one of the inputs", cmd, out)
+			return fmt.Errorf("%s: %w", cmd, opterr.New("Out", out, "is one of the inputs"))
 		}
 	}
 	return nil
@@ -82,38 +83,39 @@ func samePath(a, b string) (bool, error) {
 // regular file or a new one, and none of the metrics logs it is drawn from.
 func CheckCurveOut(out string, runs []string) error {
 	if err := atomicfile.CheckDest(out); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return opterr.Wrap("Out", "", err)
 	}
-	var inputs []atomicfile.Input
 	for _, r := range runs {
+		in := r
 		if st, err := os.Stat(r); err == nil && st.IsDir() {
-			inputs = append(inputs, atomicfile.Input{Flag: "run", Path: filepath.Join(r, MetricsFile), What: MetricsFile})
-		} else {
-			inputs = append(inputs, atomicfile.Input{Flag: "run", Path: r})
+			in = filepath.Join(r, MetricsFile)
+		}
+		if _, same := atomicfile.Same(out, atomicfile.Input{Path: in}); same {
+			return opterr.New("Out", out, "the metrics of run %s: writing it would destroy the input; choose another output path", r)
 		}
 	}
-	return atomicfile.Distinct("out", out, inputs...)
+	return nil
 }
 
-// CheckRunDir checks the run directory --out before anything is written: the
+// CheckRunDir checks the run directory out before anything is written: the
 // nearest existing folder above it must be a folder (missing ones are made
 // with the run directory), and out itself, if present, must be a
 // directory.
 func CheckRunDir(out string) error {
 	if st, err := os.Stat(out); err == nil {
 		if !st.IsDir() {
-			return fmt.Errorf("--out %s: not a directory", out)
+			return opterr.New("Out", out, "not a directory")
 		}
 		// The run's own files must be files it may replace: never a
 		// folder, device or FIFO in their place.
 		for _, f := range []string{CheckpointFile, BestFile, MetricsFile, CurveFile} {
 			if err := atomicfile.CheckDest(filepath.Join(out, f)); err != nil {
-				return fmt.Errorf("--out %s: %w", out, err)
+				return opterr.Wrap("Out", out, err)
 			}
 		}
 		return nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("--out %s: %w", out, err)
+		return opterr.Wrap("Out", out, err)
 	}
 	// Missing folders above the run directory are made with it (runs/NAME
 	// in a fresh checkout), but the nearest existing one must be a folder.
@@ -121,11 +123,11 @@ func CheckRunDir(out string) error {
 		st, err := os.Stat(parent)
 		switch {
 		case err == nil && !st.IsDir():
-			return fmt.Errorf("--out %s: %s is not a directory", out, parent)
+			return opterr.New("Out", out, "%s is not a directory", parent)
 		case err == nil:
 			return nil
 		case !errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("--out %s: %w", out, err)
+			return opterr.Wrap("Out", out, err)
 		}
 		if parent == filepath.Dir(parent) {
 			return nil

@@ -1,12 +1,13 @@
 package trainer
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/models/features"
 )
 
@@ -19,8 +20,8 @@ func TestCheckExportDir(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckExportDir("ck", file, false); err == nil || !strings.Contains(err.Error(), "is not a folder") {
-		t.Fatalf("file as --out: %v", err)
+	if err := CheckExportDir("ck", file, false); !isOptErr(err, "Out", file) || !strings.Contains(err.Error(), "not a folder") {
+		t.Fatalf("file as out: %v", err)
 	}
 	model := filepath.Join(dir, "model")
 	if err := os.MkdirAll(model, 0o755); err != nil {
@@ -33,11 +34,11 @@ func TestCheckExportDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := CheckExportDir("ck", model, false)
-	if err == nil || !strings.Contains(err.Error(), "already holds a model ("+features.ConfigFile+")") {
-		t.Fatalf("held model without --force: %v", err)
+	if !isOptErr(err, "Out", model) || err.Error() != "export: Out "+model+": already holds a model ("+features.ConfigFile+"); pass Force to replace it" {
+		t.Fatalf("held model without force: %v", err)
 	}
 	if err := CheckExportDir("ck", model, true); err != nil {
-		t.Fatalf("held model with --force: %v", err)
+		t.Fatalf("held model with force: %v", err)
 	}
 	if err := os.Mkdir(filepath.Join(model, features.EncoderFile), 0o755); err != nil {
 		t.Fatal(err)
@@ -60,10 +61,10 @@ func TestCheckFileOut(t *testing.T) {
 	if err := CheckFileOut("grow", filepath.Join(dir, "new.lmck"), []string{run}); err != nil {
 		t.Fatalf("new file: %v", err)
 	}
-	if err := CheckFileOut("grow", ck, []string{run}); err == nil || err.Error() != "grow: --out "+ck+" is one of the inputs" {
+	if err := CheckFileOut("grow", ck, []string{run}); !isOptErr(err, "Out", ck) || err.Error() != "grow: Out "+ck+": is one of the inputs" {
 		t.Fatalf("out = the run's checkpoint: %v", err)
 	}
-	if err := CheckFileOut("average", run, []string{ck}); err == nil || err.Error() != "average: --out "+run+" is not a regular file" {
+	if err := CheckFileOut("average", run, []string{ck}); !isOptErr(err, "Out", run) || err.Error() != "average: Out "+run+": is not a regular file" {
 		t.Fatalf("out = a folder: %v", err)
 	}
 }
@@ -77,17 +78,17 @@ func TestCheckRunDir(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckRunDir(file); err == nil || err.Error() != "--out "+file+": not a directory" {
+	if err := CheckRunDir(file); !isOptErr(err, "Out", file) || err.Error() != "Out "+file+": not a directory" {
 		t.Fatalf("file as run dir: %v", err)
 	}
-	if err := CheckRunDir(filepath.Join(file, "run")); err == nil || !strings.Contains(err.Error(), file) {
+	if err := CheckRunDir(filepath.Join(file, "run")); !isOptErr(err, "Out", filepath.Join(file, "run")) || !strings.Contains(err.Error(), file) {
 		t.Fatalf("file above run dir: %v", err)
 	}
 	if err := os.Mkdir(filepath.Join(dir, MetricsFile), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckRunDir(dir); err == nil {
-		t.Fatal("a folder in place of metrics.jsonl was accepted")
+	if err := CheckRunDir(dir); !isOptErr(err, "Out", dir) {
+		t.Fatalf("a folder in place of metrics.jsonl: %v", err)
 	}
 }
 
@@ -110,17 +111,16 @@ func TestReadCompareGroups(t *testing.T) {
 	if strings.Join(dirs, ",") != a+","+b+","+a {
 		t.Fatalf("dirs %v", dirs)
 	}
-	var se *GroupSpecError
 	for spec, want := range map[string]string{
-		"notitle": `--group "notitle": want TITLE:LABEL=RUNDIR;LABEL=RUNDIR;...`,
-		"T:":      `--group "T:": want TITLE:LABEL=RUNDIR;LABEL=RUNDIR;...`,
-		"T:" + a:  `--group "T:` + a + `": run "` + a + `" is not LABEL=RUNDIR`,
+		"notitle": `want TITLE:LABEL=RUNDIR;LABEL=RUNDIR;...`,
+		"T:":      `want TITLE:LABEL=RUNDIR;LABEL=RUNDIR;...`,
+		"T:" + a:  `run "` + a + `" is not LABEL=RUNDIR`,
 	} {
-		if _, _, err := ReadCompareGroups([]string{spec}, 1); !errors.As(err, &se) || err.Error() != want {
+		if _, _, err := ReadCompareGroups([]string{spec}, 1); !isOptErr(err, "Groups", strconv.Quote(spec)) || opterr.As(err).Err.Error() != want {
 			t.Errorf("%q: got %v, want %s", spec, err, want)
 		}
 	}
-	if _, _, err := ReadCompareGroups([]string{"T:x=" + filepath.Join(dir, "missing")}, 1); err == nil || errors.As(err, &se) {
+	if _, _, err := ReadCompareGroups([]string{"T:x=" + filepath.Join(dir, "missing")}, 1); err == nil || opterr.Has(err) {
 		t.Errorf("missing run: %v, want a read error", err)
 	}
 	stages, err := ReadStages([]string{a, b})
@@ -134,4 +134,10 @@ func TestReadCompareGroups(t *testing.T) {
 	if _, err := ReadStages([]string{a, empty}); err == nil || err.Error() != "curve: "+empty+" holds no metrics records" {
 		t.Fatalf("empty stage: %v", err)
 	}
+}
+
+// isOptErr reports whether err names option with value (opterr).
+func isOptErr(err error, option, value string) bool {
+	oe := opterr.As(err)
+	return oe != nil && oe.Option == option && oe.Value == value
 }

@@ -2,7 +2,10 @@ package trainer
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/lmask/lmask/internal/opterr"
 )
 
 // ReadStages reads the metrics of training stages (run directories or
@@ -23,28 +26,24 @@ func ReadStages(dirs []string) ([][]Record, error) {
 	return stages, nil
 }
 
-// GroupSpecError is a malformed --group value of the compare command (a
-// usage error, unlike a run that cannot be read).
-type GroupSpecError struct{ Msg string }
-
-func (e *GroupSpecError) Error() string { return e.Msg }
-
 // ReadCompareGroups parses the compare command's groups, each
 // TITLE:LABEL=RUNDIR;LABEL=RUNDIR;... (semicolons: the flag splits its values at commas), and reads their runs' metrics; it
-// returns the groups and every run directory named, in order.
+// returns the groups and every run directory named, in order. A malformed
+// spec is an *opterr.Error of the option Groups (a usage error, unlike a
+// run that cannot be read).
 func ReadCompareGroups(specs []string, toursPerStep int) ([]CompareGroup, []string, error) {
 	var groups []CompareGroup
 	var dirs []string
 	for _, spec := range specs {
 		title, runs, ok := strings.Cut(spec, ":")
 		if !ok || runs == "" {
-			return nil, nil, &GroupSpecError{fmt.Sprintf("--group %q: want TITLE:LABEL=RUNDIR;LABEL=RUNDIR;...", spec)}
+			return nil, nil, opterr.New("Groups", strconv.Quote(spec), "want TITLE:LABEL=RUNDIR;LABEL=RUNDIR;...")
 		}
 		g := CompareGroup{Title: title, ToursPerStep: toursPerStep}
 		for _, run := range strings.Split(runs, ";") {
 			label, dir, ok := strings.Cut(run, "=")
 			if !ok {
-				return nil, nil, &GroupSpecError{fmt.Sprintf("--group %q: run %q is not LABEL=RUNDIR", spec, run)}
+				return nil, nil, opterr.New("Groups", strconv.Quote(spec), "run %q is not LABEL=RUNDIR", run)
 			}
 			recs, err := ReadMetrics(dir)
 			if err != nil {

@@ -70,7 +70,7 @@ func baselineAction(c *cli.Context) error {
 	}
 	cfg := lazymask.Config{Lookahead: look, Budget: budget, Semantics: lazymask.Test, Seed: c.Uint64("seed")}
 	began := time.Now()
-	sols, err := infer.Baseline(d.Instances, policy, samples, cfg, c.Int("workers"), c.Bool("all-tours"))
+	sols, err := infer.Baseline(c.Context, d.Instances, policy, samples, cfg, c.Int("workers"), c.Bool("all-tours"))
 	if err != nil {
 		return fmt.Errorf("baseline: %s: %w", ipath, err)
 	}

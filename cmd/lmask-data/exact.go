@@ -13,7 +13,7 @@ import (
 func init() {
 	commands = append(commands, &cli.Command{
 		Name:  "exact",
-		Usage: "prove optimal tours (a dynamic program over the reachable subsets: N ≈ 25 with wide windows, hundreds of nodes with tight ones) and write them as references",
+		Usage: "prove optimal tours with a dynamic program (small or tight-window instances) and write them as references",
 		Description: "Each instance's known tour, when feasible, bounds its search. The output (source \"optimal\") serves as\n" +
 			"--reference for lmask-infer and lmask-data check. An instance too large for the labels, or with no feasible\n" +
 			"tour, is an error naming it, and nothing is written.",

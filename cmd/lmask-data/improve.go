@@ -34,13 +34,13 @@ func init() {
 			&cli.DurationFlag{Name: "budget", Usage: "wall time per tour (0 = unbounded)"},
 			&cli.IntFlag{Name: "kicks", Usage: "perturbation rounds per tour after the first local optimum"},
 			&cli.BoolFlag{Name: "shuffle", Usage: "randomise the scan order with the seed"},
-			&cli.BoolFlag{Name: "no-merge", Usage: "do not merge local optima that lose to the best tour with it (block by block, at positions where both have visited the same nodes)"},
+			&cli.BoolFlag{Name: "no-merge", Usage: "do not merge local optima into the best tour"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for --shuffle and --kicks (row r uses seed+r; with --per-instance, instance i uses seed+i)", Value: 1},
 			&cli.BoolFlag{Name: "no-repair", Usage: "leave infeasible tours unchanged"},
 			&cli.IntFlag{Name: "workers", Usage: "parallel workers (0 = number of CPUs)"},
-			&cli.BoolFlag{Name: "per-instance", Usage: "search from all tours of an instance together (e.g. lmask-infer --all-tours output) and write one row per instance: the best tour found"},
+			&cli.BoolFlag{Name: "per-instance", Usage: "search from all of an instance's tours together (e.g. lmask-infer --all-tours output); one row per instance"},
 			&cli.IntFlag{Name: "starts", Usage: "with --per-instance, search from the best K distinct tours of each instance (0 = all)"},
-			&cli.BoolFlag{Name: "urgency", Usage: "with --per-instance, also start from the urgency order (customers by window end or draft limit), one start more than --starts, where no tour of an instance is feasible, as lmask-infer --improve does"},
+			&cli.BoolFlag{Name: "urgency", Usage: "with --per-instance, also start from the urgency order where no tour of an instance is feasible"},
 		},
 		Action: improveAction,
 	})
@@ -93,7 +93,7 @@ func improveAction(c *cli.Context) error {
 	}
 	began := time.Now()
 	so := solve.Options{Search: opt, Urgency: c.Bool("urgency"), Workers: c.Int("workers")}
-	improved, st, err := infer.ImproveSolutions(d.Instances, sols, spath, so, c.Uint64("seed"), c.Bool("per-instance"))
+	improved, st, err := infer.ImproveSolutions(c.Context, d.Instances, sols, spath, so, c.Uint64("seed"), c.Bool("per-instance"))
 	if err != nil {
 		return fmt.Errorf("improve: %w", err)
 	}

@@ -36,10 +36,10 @@ func init() {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Required: true, Usage: "label set folder (made if missing)"},
 			&cli.StringFlag{Name: "problem", Usage: "tsptw or tspdl (required without --instances)"},
-			&cli.StringSliceFlag{Name: "instances", Usage: "instances Parquet files to label instead of generated ones (repeat the flag or separate by commas); problem and sizes from the files"},
+			&cli.StringSliceFlag{Name: "instances", Usage: "instances Parquet files to label instead of generated ones (repeat or separate by commas)"},
 			&cli.StringFlag{Name: "shard", Usage: "I/K: write only the chunks i with i mod K = I (auto/K: I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID)"},
-			&cli.IntFlag{Name: "size", Value: 50, Usage: "nodes per instance, depot included"},
-			&cli.StringFlag{Name: "hardness", Value: "medium", Usage: "easy, medium or hard"},
+			&cli.IntFlag{Name: "size", Value: labels.DefaultSize, Usage: "nodes per instance, depot included"},
+			&cli.StringFlag{Name: "hardness", Value: labels.DefaultHardness, Usage: "easy, medium or hard"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "generator seed of the set (chunk i draws from a seed derived from it and i)"},
 			&cli.IntFlag{Name: "count", Usage: "instances the set should draw (rounded up to whole chunks; with --keep failed a chunk keeps fewer)"},
 			&cli.IntFlag{Name: "chunk", Value: 2000, Usage: "instances per chunk"},
@@ -49,9 +49,9 @@ func init() {
 			&cli.IntFlag{Name: "kicks", Value: 20, Usage: "local-search perturbations per instance"},
 			&cli.IntFlag{Name: "starts", Value: 4, Usage: "best distinct start tours searched per instance"},
 			&cli.IntFlag{Name: "workers", Usage: "parallel searches (0: one per CPU)"},
-			&cli.StringFlag{Name: "keep", Value: "all", Usage: "instances a chunk keeps: all, or failed (those where a --model start tour breaks a constraint: labels for what the network finds hard)"},
+			&cli.StringFlag{Name: "keep", Value: "all", Usage: "instances a chunk keeps: all, or failed (those where a greedy decode of --model fails)"},
 			&cli.BoolFlag{Name: "relabel", Usage: "re-solve every chunk with --model and keep each instance's shorter tour"},
-			&cli.BoolFlag{Name: "prefixes", Usage: "label prefix completions (DAgger): cut --model's first greedy tour at a random position (before its first broken constraint) and let the search complete the rest; imitation then learns only the completed steps, in states the network reaches itself"},
+			&cli.BoolFlag{Name: "prefixes", Usage: "label prefix completions of --model's greedy tours (DAgger; see docs/training.md)"},
 		},
 		Action: labelAction,
 	})
@@ -65,13 +65,27 @@ func labelAction(c *cli.Context) error {
 			return fmt.Errorf("label: flag --instances: %w", err)
 		}
 	}
-	req := labels.Request{Problem: c.String("problem"), Hardness: c.String("hardness"), Shard: c.String("shard"),
-		Model: c.String("model"), Keep: c.String("keep"), Size: c.Int("size"), Chunk: c.Int("chunk"), Count: c.Int("count"),
-		Budget: c.Int("budget"), Relabel: c.Bool("relabel"), Prefixes: c.Bool("prefixes"), IsSet: c.IsSet,
+	req := labels.Request{Shard: c.String("shard"), Model: c.String("model"), Keep: c.String("keep"),
+		Chunk: c.Int("chunk"), Count: c.Int("count"), Relabel: c.Bool("relabel"), Prefixes: c.Bool("prefixes"),
 		ParseShard: func(v string) (labels.Shard, error) {
 			sh, err := infer.ParseShard(v, os.Getenv)
 			return labels.Shard{Index: sh.Index, Count: sh.Count}, err
 		}}
+	if c.IsSet("problem") {
+		req.Problem = c.String("problem")
+	}
+	if c.IsSet("size") {
+		size := c.Int("size")
+		req.Size = &size
+	}
+	if c.IsSet("hardness") {
+		hard := c.String("hardness")
+		req.Hardness = &hard
+	}
+	if c.IsSet("budget") {
+		budget := c.Int("budget")
+		req.Budget = &budget
+	}
 	r, err := req.Resolve(files)
 	if err != nil {
 		return cliapp.Usage(err)

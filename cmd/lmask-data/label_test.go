@@ -43,16 +43,20 @@ func TestLabelGrowsAndRefuses(t *testing.T) {
 	if _, err := runCLI(t, "label", "--dir", dir, "--problem", "tspdl", "--size", "13", "--hardness", "hard", "--chunk", "10", "--count", "10"); err == nil {
 		t.Fatal("a set of size 12 was grown with size 13")
 	}
-	for _, args := range [][]string{
-		{"label", "--dir", dir, "--problem", "vrp", "--count", "1"},
-		{"label", "--dir", dir, "--problem", "tsptw", "--count", "0"},
-		{"label", "--dir", dir, "--problem", "tsptw", "--relabel"},
-		{"label", "--dir", dir, "--problem", "tsptw", "--count", "1", "--prefixes"},
-		{"label", "--dir", dir, "--problem", "tsptw", "--model", "tsptw50-easy", "--relabel", "--prefixes"},
-		{"label", "--dir", filepath.Join(t.TempDir(), "new"), "--problem", "tsptw", "--hardness", "hrad", "--count", "1"},
+	for _, c := range []struct {
+		args []string
+		want string // the flag-spelled start of the message
+	}{
+		{[]string{"label", "--dir", dir, "--problem", "vrp", "--count", "1"}, "label: --problem: "},
+		{[]string{"label", "--dir", dir, "--problem", "tsptw", "--count", "0"}, "label: --count 0: want ≥ 1"},
+		{[]string{"label", "--dir", dir, "--problem", "tsptw", "--relabel"}, "label: --relabel: needs --model"},
+		{[]string{"label", "--dir", dir, "--problem", "tsptw", "--count", "1", "--prefixes"}, "label: --prefixes: needs --model"},
+		{[]string{"label", "--dir", dir, "--problem", "tsptw", "--model", "tsptw50-easy", "--relabel", "--prefixes"},
+			"label: --prefixes: needs --model and goes with neither --relabel nor --keep failed"},
+		{[]string{"label", "--dir", filepath.Join(t.TempDir(), "new"), "--problem", "tsptw", "--hardness", "hrad", "--count", "1"}, "label: --hardness: "},
 	} {
-		if _, err := runCLI(t, args...); cliapp.ExitCode(err) != cliapp.ExitUsage {
-			t.Errorf("%v: err %v, want a usage error", args, err)
+		if _, err := runCLI(t, c.args...); cliapp.ExitCode(err) != cliapp.ExitUsage || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%v: err %v, want a usage error %q...", c.args, err, c.want)
 		}
 	}
 }

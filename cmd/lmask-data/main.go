@@ -39,7 +39,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 // the others return context.Canceled at once and leave their work to end
 // with the process (their outputs are written atomically: nothing is left
 // half-written).
-var ownsInterrupt = map[string]bool{"label": true}
+var ownsInterrupt = map[string]bool{"label": true, "improve": true, "baseline": true}
 
 // runContext is run under ctx, which an interrupt cancels.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -59,7 +59,15 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		Writer:    stdout,
 		ErrWriter: stderr,
 	})
-	return app.RunContext(ctx, append([]string{"lmask-data"}, args...))
+	return cliapp.FlagNames(app.RunContext(ctx, append([]string{"lmask-data"}, args...)), optionFlags)
+}
+
+// optionFlags spells the options that datasets and labels name in their
+// errors (opterr) as this command's flags.
+var optionFlags = map[string]string{
+	"Chunk": "chunk", "Count": "count", "Hardness": "hardness", "In": "in", "Index": "index", "Instances": "instances",
+	"Keep": "keep", "Model": "model", "Out": "out", "Prefixes": "prefixes", "Problem": "problem", "References": "references",
+	"Relabel": "relabel", "Shard": "shard", "Size": "size", "Solutions": "solutions",
 }
 
 // interruptible runs action so that a cancelled context returns

@@ -118,8 +118,8 @@ func TestPlot(t *testing.T) {
 	// Bad input: an error naming file, row and value; no picture.
 	bad := filepath.Join(dir, "bad.svg")
 	expectFailure(t, bad, []string{"nope.parquet"}, "plot", "--instances", filepath.Join(dir, "nope.parquet"), "--out", bad)
-	expectFailure(t, bad, []string{sp, "row 7", "[0,3)"}, "plot", "--instances", ip, "--solutions", sp, "--index", "7", "--out", bad)
-	expectFailure(t, bad, []string{ip, "row 4", "[0,4)"}, "plot", "--instances", ip, "--index", "4", "--out", bad)
+	expectFailure(t, bad, []string{sp + ": --index 7: row out of range [0,3)"}, "plot", "--instances", ip, "--solutions", sp, "--index", "7", "--out", bad)
+	expectFailure(t, bad, []string{ip + ": --index 4: row out of range [0,4)"}, "plot", "--instances", ip, "--index", "4", "--out", bad)
 	expectFailure(t, bad, []string{"--index", "-1"}, "plot", "--instances", ip, "--index", "-1", "--out", bad)
 	sols = []datasets.Solution{{Instance: 9, Tour: known, Cost: 1}, {Instance: 1, Tour: known[:5], Cost: 1}}
 	if err := datasets.WriteSolutions(sp, datasets.Metadata{}, sols, datasets.WriterOptions{}); err != nil {

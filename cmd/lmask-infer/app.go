@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -26,47 +29,51 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
+		Description:     "Presets, the search, the rescue and each flag in detail: docs/inference.md.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "preset", Value: infer.PresetPaper, Usage: "a named setting: paper (the paper's protocol: greedy ×8, the paper's budgets, no search), " +
-				"best (the recommended pipeline: greedy ×2, --improve --improve-share 3.5, plus 0.75 of the time spent opening the model and data; where the data's R is unknown, R = max(200, 16·N); instances without a feasible decoded tour repaired by the search), " +
-				"fast (greedy ×1, the same budgets, --improve --improve-kicks 10); flags given explicitly override the preset's values (the defaults shown are paper's)"},
-			&cli.StringFlag{Name: "model", Required: true, Usage: "model directory (encoder.onnx, decoder.onnx, config.json), or a shipped model's name, e.g. tsptw50-hard (models/pretrained, or $LMASK_MODELS)"},
-			&cli.StringFlag{Name: "data", Required: true, Usage: "instances Parquet file"},
-			&cli.StringFlag{Name: "out", Required: true, Usage: "solutions Parquet file to write (atomically)"},
-			&cli.IntFlag{Name: "budget", Value: infer.DefaultBudget, DefaultText: "the paper's R for the data: TSPTW-50 easy/medium/hard 100/100/200, larger TSPTW 150/200/300, TSPDL 150; 200 where the hardness is unknown",
-				Usage: "backtrack budget R per trajectory (-1 = unlimited)"},
+			&cli.StringFlag{Name: "preset", Value: infer.PresetPaper, Usage: "paper (the paper's protocol), best (network + search) or fast; explicit flags override it"},
+			&cli.BoolFlag{Name: "print-settings", Usage: "print the settings the preset and flags resolve to, and exit"},
+			&cli.StringFlag{Name: "model", Usage: "model directory or a shipped model's name, e.g. tsptw50-hard (required)"},
+			&cli.StringFlag{Name: "data", Usage: "instances Parquet file (required)"},
+			&cli.StringFlag{Name: "out", Usage: "solutions Parquet file to write, atomically (required)"},
+			&cli.IntFlag{Name: "budget", Value: infer.DefaultBudget, DefaultText: "the paper's R for the data", Usage: "backtrack budget R per trajectory (-1 = unlimited)"},
 			&cli.StringFlag{Name: "lookahead", Value: "tsl", Usage: "look-ahead mask: ssl or tsl (none for plain TSP masking)"},
 			&cli.IntFlag{Name: "aug", Value: d.Decode.Aug, Usage: "dihedral augmentations, 1 to 8 (the first K transforms, the identity first)"},
 			&cli.IntFlag{Name: "samples", Value: 0, Usage: "sampled trajectories per augmentation (0 = greedy)"},
-			&cli.Uint64Flag{Name: "seed", Value: d.Decode.Seed, Usage: "sampling seed: each instance's samples draw from streams keyed by (seed, row index in --data, augmentation, sample), so the tours do not depend on --batch, --workers, --limit or --shard"},
+			&cli.Uint64Flag{Name: "seed", Value: d.Decode.Seed, Usage: "seed of the sampling and the search (tours do not depend on --batch, --workers, --limit or --shard)"},
 			&cli.IntFlag{Name: "batch", Value: d.Decode.Batch, Usage: "instances per decode batch"},
 			&cli.IntFlag{Name: "threads", Value: 0, Usage: "onnxruntime intra-op threads per session (0 = cores / workers)"},
 			&cli.IntFlag{Name: "workers", Value: 0, Usage: "concurrent decode batches (0 = one per core; 2 with cuda)"},
 			&cli.StringFlag{Name: "device", Value: engine.DeviceCPU, Usage: "cpu or cuda (no fallback when cuda is unavailable)"},
 			&cli.Int64Flag{Name: "limit", Value: 0, Usage: "solve only the first K instances (0 = all)"},
-			&cli.StringFlag{Name: "shard", Usage: "solve the I-th (from 0) of K contiguous slices of the rows, cut at row groups where possible: I/K, or auto/K to read I from " +
-				"JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm array); join the outputs with lmask-data merge"},
+			&cli.StringFlag{Name: "shard", Usage: "solve slice I (from 0) of K: I/K, or auto/K (I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID)"},
 			&cli.StringFlag{Name: "reference", Usage: "reference solutions Parquet file for the gap"},
 			&cli.StringFlag{Name: "metrics-json", Usage: "write the metrics as JSON to this file"},
 			&cli.BoolFlag{Name: "all-tours", Usage: "write every decoded tour instead of the best per instance"},
-			&cli.BoolFlag{Name: "improve", Usage: "apply local search from the decoded tours of each instance (see --improve-starts) and keep the best"},
-			&cli.IntFlag{Name: "improve-starts", Value: d.Search.MaxStarts, Usage: "starting tours per instance for --improve: the best K distinct decoded tours (0 = all; 1 = the best only), plus the urgency order where none is feasible"},
+			&cli.BoolFlag{Name: "improve", Usage: "local search from each instance's decoded tours; keep the best"},
+			&cli.IntFlag{Name: "improve-starts", Value: d.Search.MaxStarts, Usage: "start tours per instance for --improve: the best K distinct decoded ones (0 = all)"},
 			&cli.DurationFlag{Name: "improve-budget", Value: 0, Usage: "local-search time limit per instance (0 = none)"},
-			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "iterated-local-search perturbations per instance (with --improve-share: at most this many; 0 = as many as the time allows)"},
-			&cli.BoolFlag{Name: "improve-no-merge", Usage: "with --improve, do not merge local optima that lose to the best tour with it (block by block, at positions where both have visited the same nodes)"},
-			&cli.DurationFlag{Name: "rescue-time", Value: d.RescueTime, Usage: "time cap per instance left without a feasible tour by decoding (and --improve's repair): decode it alone again with budget ×4, ×16 … up to --rescue-budget (at least 16 times its own budget), then run a feasibility search (0 = leave it)"},
-			&cli.IntFlag{Name: "rescue-budget", Value: d.RescueBudget, Usage: "largest budget of the --rescue-time retries (raised to 16 times an instance's own budget where that is larger)"},
-			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "bound the local search of each row group by this share of the network's time to decode it, backtracking left out (0.5: at most +50%), split among its instances in proportion to N^1.5; the bound covers the whole search, descents included, except the repair of an instance with no feasible decoded tour, which always finishes; time-based, so tours vary between runs and machines (0 = off; at most 1000)"},
+			&cli.IntFlag{Name: "improve-kicks", Value: 0, Usage: "kicks per instance (with --improve-share: at most this many; 0 = as many as the time allows)"},
+			&cli.BoolFlag{Name: "improve-no-merge", Usage: "do not merge local optima into the best tour"},
+			&cli.DurationFlag{Name: "rescue-time", Value: d.RescueTime, Usage: "time cap of the rescue of an instance without a feasible tour (0 = leave it)"},
+			&cli.IntFlag{Name: "rescue-budget", Value: d.RescueBudget, Usage: "largest budget of the rescue's retries"},
+			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "search time as a share of the decode time, backtracking left out (0 = off; at most 1000)"},
 		},
 		Action: func(c *cli.Context) error {
 			opt, metrics, err := parseOptions(c, d, stderr)
 			if err != nil {
 				return err
 			}
+			if c.Bool("print-settings") {
+				return printSettings(stdout, c.String("preset"), opt)
+			}
 			bar := newProgress(stderr)
 			opt.Progress = bar.set
 			sum, err := infer.Run(c.Context, opt)
 			bar.finish()
+			if errors.Is(err, context.Canceled) {
+				return fmt.Errorf("%w: nothing written to %s", context.Canceled, opt.Out)
+			}
 			if err != nil {
 				return err
 			}
@@ -84,6 +91,19 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Options, string, error) {
 	if c.NArg() > 0 {
 		return d, "", cliapp.Usagef("unexpected arguments: %v", c.Args().Slice())
+	}
+	var missing []string // required unless the settings are only printed
+	for _, f := range []string{"model", "data", "out"} {
+		if !c.IsSet(f) && !c.Bool("print-settings") {
+			missing = append(missing, f)
+		}
+	}
+	switch len(missing) {
+	case 0:
+	case 1:
+		return d, "", cliapp.Usagef("Required flag %q not set", missing[0])
+	default:
+		return d, "", cliapp.Usagef("Required flags %q not set", strings.Join(missing, ", "))
 	}
 	look, err := lazymask.ParseLookahead(c.String("lookahead"))
 	if err != nil {
@@ -145,6 +165,9 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 		return opt, "", cliapp.Usagef("--rescue-time %v, --rescue-budget %d: want a time ≥ 0 and a budget ≥ 1", opt.RescueTime, opt.RescueBudget)
 	case opt.ImproveShare > 0 && !opt.Improve:
 		return opt, "", cliapp.Usagef("--improve-share needs --improve")
+	}
+	if c.Bool("print-settings") {
+		return opt, metrics, nil // no files are read or written
 	}
 	// A model name that resolves to nothing is a missing input: a failure
 	// like a missing --data, reported after the usage checks of the outputs.

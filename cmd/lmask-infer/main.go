@@ -11,8 +11,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/lmask/lmask/internal/cliapp"
 )
@@ -21,7 +19,7 @@ import (
 var Version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cliapp.InterruptContext("lmask-infer", os.Stderr)
 	err := run(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
 	cliapp.Exit(os.Stderr, "lmask-infer", err, cliapp.ExitCode(err))

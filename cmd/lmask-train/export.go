@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -45,7 +45,7 @@ func exportCommand(stdout io.Writer) *cli.Command {
 func averageCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "average",
-		Usage:     "write a checkpoint whose weights are (1−w)·A + w·B, or the mean of several checkpoints' weights (the rest is the first's), to export or train on",
+		Usage:     "write a checkpoint whose weights are (1−w)·A + w·B, or the mean of several checkpoints' weights",
 		UsageText: "lmask-train average --out FILE [--weight W] A B\n   lmask-train average --out FILE A B C... (equal shares, e.g. RUN/snapshots/*.lmck)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Required: true, Usage: "checkpoint file to write (never one of the inputs)"},
@@ -89,7 +89,7 @@ func averageCommand(stdout io.Writer) *cli.Command {
 func growCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "grow",
-		Usage:     "write a checkpoint with more encoder layers (a multiple of the stored count) that computes what the stored one does, for --init-from",
+		Usage:     "write a checkpoint with more encoder layers that computes what the stored one does",
 		UsageText: "lmask-train grow --out FILE --layers L CHECKPOINT",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Required: true, Usage: "checkpoint file to write (never the input)"},
@@ -156,7 +156,7 @@ func curveCommand(stdout io.Writer) *cli.Command {
 func compareCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
-		Usage:     "draw the validation objective of runs trained alike against the label tours seen, one panel per group (an SVG picture)",
+		Usage:     "draw runs' validation objective against the label tours seen (SVG)",
 		UsageText: "lmask-train compare --out pilot.svg --tours-per-step 128 --group 'TITLE:LABEL=RUNDIR;LABEL=RUNDIR' [--group ...]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Required: true, Usage: "SVG file to write"},
@@ -165,8 +165,7 @@ func compareCommand(stdout io.Writer) *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			groups, dirs, err := trainer.ReadCompareGroups(c.StringSlice("group"), c.Int("tours-per-step"))
-			var se *trainer.GroupSpecError
-			if errors.As(err, &se) {
+			if opterr.Has(err) {
 				return cliapp.Usage(err)
 			} else if err != nil {
 				return err

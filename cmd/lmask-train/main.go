@@ -23,5 +23,14 @@ func main() { cliapp.Main("lmask-train", run) }
 
 // run executes the command line args (args[0] is the program name).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return newApp(stdout, stderr).RunContext(ctx, args)
+	return cliapp.FlagNames(newApp(stdout, stderr).RunContext(ctx, args), optionFlags)
+}
+
+// optionFlags spells the options that trainer and datasets name in their
+// errors (opterr) as this command's flags.
+var optionFlags = map[string]string{
+	"Backends": "backends", "Cand": "cand", "Checkpoint": "checkpoint", "Decoder": "decoder", "Force": "force",
+	"Groups": "group", "Hardness": "hardness", "Imitate": "imitate", "InitFrom": "init-from", "Layers": "layers",
+	"Out": "out", "Problem": "problem", "Size": "size", "TrainData": "train-data", "Val": "val", "ValRef": "val-ref",
+	"ValSplit": "val-split",
 }

@@ -84,7 +84,7 @@ func TestExportRefusesToReplace(t *testing.T) {
 	ck := filepath.Join(ckDir, features.ConfigFile)
 	os.WriteFile(ck, raw, 0o644)
 	err = run(context.Background(), []string{"lmask-train", "export", "--checkpoint", ck, "--out", ckDir, "--force"}, &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "is the --checkpoint file") {
+	if err == nil || !strings.Contains(err.Error(), "export: --out "+ckDir+": config.json is the --checkpoint file") {
 		t.Errorf("export over its checkpoint: %v", err)
 	}
 	if b, _ := os.ReadFile(ck); !bytes.Equal(b, raw) {
@@ -95,7 +95,7 @@ func TestExportRefusesToReplace(t *testing.T) {
 	metrics := filepath.Join(run1, trainer.MetricsFile)
 	before, _ := os.ReadFile(metrics)
 	err = run(context.Background(), []string{"lmask-train", "curve", "--out", metrics, run1}, &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "is --run's metrics.jsonl") {
+	if err == nil || !strings.Contains(err.Error(), "--out "+metrics+": the metrics of run "+run1) {
 		t.Errorf("curve over its metrics: %v", err)
 	}
 	if after, _ := os.ReadFile(metrics); !bytes.Equal(before, after) {

@@ -50,7 +50,9 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 			return err
 		}
 		if initFrom != "" {
-			if err := trainer.AdoptInitSizes(&cfg.Model, initFrom, c.IsSet); err != nil {
+			if err := trainer.AdoptInitSizes(&cfg.Model, initFrom, trainer.GivenSizes{
+				Layers: c.IsSet("layers"), DModel: c.IsSet("d-model"), Heads: c.IsSet("heads"), FFN: c.IsSet("ffn"),
+				RIE: c.IsSet("rie"), Decoder: c.IsSet("decoder"), Cand: c.IsSet("cand")}); err != nil {
 				return err
 			}
 		}

@@ -110,7 +110,7 @@ func TestRun_BadConfigWritesNothing(t *testing.T) {
 		extra []string
 		parts []string
 	}{
-		{"bogus hardness", []string{"--hardness", "bogus"}, []string{"--hardness", `"bogus"`}},
+		{"bogus hardness", []string{"--hardness", "bogus"}, []string{`--hardness "bogus": `}},
 		{"missing val", []string{"--val", missing}, []string{"--val", missing}},
 		{"junk val", []string{"--val", junk}, []string{"--val", junk}},
 		{"val of another problem", []string{"--val", val}, []string{"--val", val, "tspdl"}},

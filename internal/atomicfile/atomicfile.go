@@ -240,16 +240,30 @@ func DirInputs(flag, dir string, names ...string) []Input {
 // that do not exist yet, by cleaned absolute path. outFlag names out's
 // flag.
 func Distinct(outFlag, out string, inputs ...Input) error {
-	if out == "" {
+	input, same := Same(out, inputs...)
+	if !same {
 		return nil
+	}
+	what := "the --" + input.Flag + " file"
+	if input.What != "" {
+		what = "--" + input.Flag + "'s " + input.What
+	}
+	return fmt.Errorf("--%s %s is %s: writing it would destroy the input; choose another output path", outFlag, out, what)
+}
+
+// Same returns the first of inputs whose file is out's, compared as
+// Distinct compares them, and whether there is one.
+func Same(out string, inputs ...Input) (Input, bool) {
+	if out == "" {
+		return Input{}, false
 	}
 	ao, err := filepath.Abs(out)
 	if err != nil {
-		return nil
+		return Input{}, false
 	}
 	so, serr := os.Stat(out)
 	for _, input := range inputs {
-		flag, in := input.Flag, input.Path
+		in := input.Path
 		if in == "" {
 			continue
 		}
@@ -261,14 +275,10 @@ func Distinct(outFlag, out string, inputs ...Input) error {
 			}
 		}
 		if same {
-			what := "the --" + flag + " file"
-			if input.What != "" {
-				what = "--" + flag + "'s " + input.What
-			}
-			return fmt.Errorf("--%s %s is %s: writing it would destroy the input; choose another output path", outFlag, out, what)
+			return input, true
 		}
 	}
-	return nil
+	return Input{}, false
 }
 
 // CheckOutputs checks a command's outputs (Flag names each; empty paths are

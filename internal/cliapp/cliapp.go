@@ -11,10 +11,14 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/internal/opterr"
 )
 
 // Exit statuses of every command.
@@ -75,12 +79,71 @@ func ExitCode(err error) int {
 	return ExitFailure
 }
 
+// FlagNames returns err with each option a library names in it (an
+// *opterr.Error) spelled as the command's flag: "--" + flags[option]. An
+// option flags lacks keeps the library's name. nil stays nil, and the
+// result wraps err (errors.Is, errors.As and ExitCode see through it).
+func FlagNames(err error, flags map[string]string) error {
+	if err == nil || !opterr.Has(err) {
+		return err
+	}
+	msg := opterr.Message(err, func(option string) string {
+		if f, ok := flags[option]; ok {
+			return "--" + f
+		}
+		return ""
+	})
+	return &flagError{msg: msg, err: err}
+}
+
+// flagError is an error whose options are spelled as flags.
+type flagError struct {
+	msg string
+	err error
+}
+
+func (e *flagError) Error() string { return e.msg }
+
+func (e *flagError) Unwrap() error { return e.err }
+
+// MissingFlags returns the flags of the option map flags (see FlagNames)
+// that neither app nor any of its commands has, as "option: --flag".
+func MissingFlags(app *cli.App, flags map[string]string) []string {
+	has := map[string]bool{}
+	add := func(fs []cli.Flag) {
+		for _, f := range fs {
+			for _, n := range f.Names() {
+				has[n] = true
+			}
+		}
+	}
+	add(app.Flags)
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			add(c.Flags)
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
+	var missing []string
+	for option, f := range flags {
+		if !has[f] {
+			missing = append(missing, option+": --"+f)
+		}
+	}
+	slices.Sort(missing)
+	return missing
+}
+
 // Exit prints err, if any, after the program's name to stderr ("interrupted"
 // for an interrupt) and exits with code (0 when err is nil).
 func Exit(stderr io.Writer, name string, err error, code int) {
 	switch {
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(stderr, "%s: interrupted\n", name)
+		// A command may say what it left ("context canceled: nothing
+		// written to …").
+		fmt.Fprintf(stderr, "%s: %s\n", name, strings.Replace(err.Error(), context.Canceled.Error(), "interrupted", 1))
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	}
@@ -88,12 +151,38 @@ func Exit(stderr io.Writer, name string, err error, code int) {
 }
 
 // Main runs a command's run with os.Args (the program name first) under a
-// context that SIGINT or SIGTERM cancels, then exits as Exit does.
+// context that SIGINT or SIGTERM cancels (InterruptContext), then exits as
+// Exit does.
 func Main(name string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := InterruptContext(name, os.Stderr)
 	err := run(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
 	Exit(os.Stderr, name, err, ExitCode(err))
+}
+
+// InterruptContext returns a context that the first SIGINT or SIGTERM
+// cancels, saying so on stderr; from then on the signals have their
+// default effect, so a second Ctrl-C ends the process at once. stop
+// releases the signals and cancels the context.
+func InterruptContext(name string, stderr io.Writer) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			fmt.Fprintf(stderr, "%s: interrupted: stopping (Ctrl-C again aborts at once)\n", name)
+			cancel()
+		case <-quit:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(quit)
+		cancel()
+	}
 }
 
 // Prepare makes app's flag-parsing errors usage errors, keeps the library
@@ -132,4 +221,36 @@ func markRequired(flags []cli.Flag) {
 			usage.SetString(strings.TrimSpace(usage.String() + " (required)"))
 		}
 	}
+}
+
+// LongHelp lists the flags of app and its commands whose help text runs
+// over max characters or over one line, as "command --flag (n chars)":
+// a flag's help is one line, its detail in the docs.
+func LongHelp(app *cli.App, max int) []string {
+	var long []string
+	check := func(where string, flags []cli.Flag) {
+		for _, f := range flags {
+			v := reflect.ValueOf(f)
+			if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+				continue
+			}
+			usage := v.Elem().FieldByName("Usage")
+			if !usage.IsValid() || usage.Kind() != reflect.String {
+				continue
+			}
+			if n := utf8.RuneCountInString(usage.String()); n > max || strings.Contains(usage.String(), "\n") {
+				long = append(long, fmt.Sprintf("%s --%s (%d chars)", where, f.Names()[0], n))
+			}
+		}
+	}
+	check(app.Name, app.Flags)
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			check(prefix+" "+c.Name, c.Flags)
+			walk(prefix+" "+c.Name, c.Subcommands)
+		}
+	}
+	walk(app.Name, app.Commands)
+	return long
 }

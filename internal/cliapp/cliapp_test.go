@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/lmask/lmask/internal/opterr"
 )
 
 func testApp(out *bytes.Buffer) *cli.App {
@@ -67,5 +69,36 @@ func TestPrepareMarksRequired(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "count (required)") {
 		t.Errorf("command help:\n%s", out.String())
+	}
+}
+
+// TestFlagNames: a library's option errors read with the command's flags,
+// and keep their exit status and causes.
+func TestFlagNames(t *testing.T) {
+	flags := map[string]string{"Out": "out", "Force": "force", "InitFrom": "init-from"}
+	lib := opterr.New("Out", "runs/m", "already holds a model; pass %v to replace it", opterr.Name("Force"))
+	err := FlagNames(Usage(fmt.Errorf("export: %w", lib)), flags)
+	if err.Error() != "export: --out runs/m: already holds a model; pass --force to replace it" {
+		t.Errorf("message %q", err)
+	}
+	if ExitCode(err) != ExitUsage || opterr.As(err) != lib {
+		t.Errorf("exit %d, option error %v", ExitCode(err), opterr.As(err))
+	}
+	err = FlagNames(fmt.Errorf("start: %w", opterr.Wrap("InitFrom", "", context.Canceled)), flags)
+	if err.Error() != "start: --init-from: context canceled" || ExitCode(err) != ExitInterrupted {
+		t.Errorf("wrapped cause: %q, exit %d", err, ExitCode(err))
+	}
+	plain := errors.New("read x.parquet: no such file")
+	if FlagNames(plain, flags) != plain || FlagNames(nil, flags) != nil {
+		t.Error("an error without options changed")
+	}
+}
+
+// TestMissingFlags: an option spelled as a flag that no command has.
+func TestMissingFlags(t *testing.T) {
+	var out bytes.Buffer
+	got := MissingFlags(testApp(&out), map[string]string{"In": "in", "K": "k", "Out": "out", "N": "count"})
+	if strings.Join(got, ",") != "N: --count,Out: --out" {
+		t.Errorf("missing %v", got)
 	}
 }
