@@ -4,6 +4,9 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 
 export ONNXRUNTIME_SHARED_LIBRARY_PATH := env_var_or_default("ONNXRUNTIME_SHARED_LIBRARY_PATH", justfile_directory() / "third_party/onnxruntime/libonnxruntime.so")
 export CGO_ENABLED := "1"
+# The pinned Go toolchain (go.mod's toolchain line), fetched by the go command from the module proxy where the
+# installed Go is older.
+export GOTOOLCHAIN := "go1.27.3"
 
 model := "models/pretrained/tsptw50-hard"
 data := "datasets/bundled/tsptw50-hard-200.parquet"

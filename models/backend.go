@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/gomlx/compute"
-	_ "github.com/gomlx/compute-onnx" // registers the "onnx" backend
+	onnxbackend "github.com/gomlx/compute-onnx" // registers the "onnx" backend
 	_ "github.com/gomlx/compute/gobackend"
 
 	"github.com/lmask/lmask/internal/ortlib"
@@ -34,6 +34,12 @@ const (
 
 // xlaBackend is set by the xla-tagged build.
 var xlaBackend func(pluginPath string) (compute.Backend, error)
+
+func init() {
+	// The onnx backend downloads an onnxruntime release when it finds no
+	// library; lmask never downloads anything at run time.
+	onnxbackend.EnableAutoInstall(false)
+}
 
 // NewBackend creates the compute backend named by spec: "" or "onnx"
 // (ONNX Runtime CPU; also "onnx:cuda" etc.), "go", or "xla:/path/plugin.so".

@@ -51,45 +51,78 @@ func pointer(scope *model.Scope, cfg features.Config, q, gk, gv, lk, mask, cand 
 	cs := scopeAt(scope, "dec/cand")
 	if cfg.CandWidth() > 0 {
 		w1 := param(cs, g, "w1", cfg.CandWidth(), features.CandHidden)
-		phi = addLast(Dot(cand, w1).General([]int{cand.Rank() - 1}, nil, []int{0}, nil), param(cs, g, "b1", features.CandHidden))
+		phi = addLast(matmul2D(cand, w1), param(cs, g, "b1", features.CandHidden))
 		phi = relu(phi)
 	}
+	// Every product below is a rank-2 product or has its batch axes
+	// leading and two trailing axes per operand: the backend runs each, and
+	// its gradients, as one MatMul.
 	qh, kh, vh := headsFirst(q, h), headsFirst(gk, h), headsFirst(gv, h)
-	scores := Einsum("xhmc,xhnc->xhmn", qh, kh)
+	scores := batchedProduct(qh, kh, true) // [X,H,M,N]
 	if keys {
-		wk := Reshape(param(cs, g, "gk", features.CandHidden, d), features.CandHidden, h, dh)
-		qk := Einsum("xhmc,khc->xmhk", qh, wk)
-		scores = Add(scores, Einsum("xmhk,xmnk->xhmn", qk, phi))
+		wk := TransposeAllDims(Reshape(param(cs, g, "gk", features.CandHidden, d), features.CandHidden, h, dh), 1, 2, 0) // [H,dh,K]
+		qk := headsOuter(batchedProduct(headsInner(q, h), wk, false), x, m)                                              // [X,M,H,K]
+		scores = Add(scores, TransposeAllDims(batchedProduct(qk, phi, true), 0, 2, 1, 3))
 	}
 	scores = MulScalar(scores, 1/math.Sqrt(float64(dh)))
 	maskH := BroadcastToDims(InsertAxes(mask, 1), x, h, m, n)
 	negative := Scalar(g, dtypes.Float32, MaskedLogit)
 	scores = Where(maskH, scores, BroadcastToDims(negative, x, h, m, n))
 	attn := Softmax(scores, -1)
-	glimpse := TransposeAllDims(Einsum("xhmn,xhnc->xhmc", attn, vh), 0, 2, 1, 3)
+	glimpse := TransposeAllDims(batchedProduct(attn, vh, false), 0, 2, 1, 3) // [X,M,H,dh]
 	if keys {
-		wv := Reshape(param(cs, g, "gv", features.CandHidden, d), features.CandHidden, h, dh)
-		glimpse = Add(glimpse, Einsum("xmhk,khc->xmhc", Einsum("xhmn,xmnk->xmhk", attn, phi), wv))
+		wv := TransposeAllDims(Reshape(param(cs, g, "gv", features.CandHidden, d), features.CandHidden, h, dh), 1, 0, 2) // [H,K,dh]
+		ap := batchedProduct(TransposeAllDims(attn, 0, 2, 1, 3), phi, false)                                             // [X,M,H,K]
+		apH := TransposeAllDims(Reshape(ap, x*m, h, features.CandHidden), 1, 0, 2)                                       // [H,X·M,K]
+		glimpse = Add(glimpse, headsOuter(batchedProduct(apH, wv, false), x, m))
 	}
 	glimpse = linear(scopeAt(scope, "dec/project_out"), Reshape(glimpse, x, m, d), d, false)
 	if cfg.ReLD {
 		glimpse = Add(glimpse, q)
 		glimpse = Add(glimpse, feedForward(scopeAt(scope, "dec/reld"), glimpse, cfg.FFN))
 	}
-	logits := Einsum("xmc,xnc->xmn", glimpse, lk)
+	logits := batchedProduct(glimpse, lk, true) // [X,M,N]
 	if keys {
-		gl := Einsum("xmc,kc->xmk", glimpse, param(cs, g, "lk", features.CandHidden, d))
-		logits = Add(logits, Einsum("xmk,xmnk->xmn", gl, phi))
+		gl := matmul2D(glimpse, Transpose(param(cs, g, "lk", features.CandHidden, d), 0, 1)) // [X,M,K]
+		logits = Add(logits, Reshape(batchedProduct(InsertAxes(gl, 2), phi, true), x, m, n))
 	}
 	logits = MulScalar(logits, 1/math.Sqrt(float64(d)))
 	if bias {
-		bw := Reshape(param(cs, g, "bw", features.CandHidden, 1), features.CandHidden)
-		logits = Add(logits, Einsum("xmnk,k->xmn", phi, bw))
+		bw := param(cs, g, "bw", features.CandHidden, 1)
+		logits = Add(logits, Reshape(matmul2D(phi, bw), x, m, n))
 		logits = Add(logits, ExpandLeftToRank(param(cs, g, "bb", 1), 3))
 	}
 	logits = MulScalar(Tanh(logits), features.TanhClip)
 	logits = Where(mask, logits, BroadcastToDims(negative, x, m, n))
 	return LogSoftmax(logits, -1)
+}
+
+// batchedProduct multiplies a [..., m, k] by b [..., k, n] (or, with
+// transposeB, b [..., n, k]) over their equal leading (batch) axes.
+func batchedProduct(a, b *Node, transposeB bool) *Node {
+	nb := a.Rank() - 2
+	batch := make([]int, nb)
+	for i := range batch {
+		batch[i] = i
+	}
+	bContract := nb
+	if transposeB {
+		bContract = nb + 1
+	}
+	return Dot(a, b).General([]int{nb + 1}, batch, []int{bContract}, batch)
+}
+
+// headsInner splits q [X,M,d] into heads, heads leading: [H,X·M,d/H].
+func headsInner(q *Node, heads int) *Node {
+	dims := q.Shape().Dimensions
+	return TransposeAllDims(Reshape(q, dims[0]*dims[1], heads, dims[2]/heads), 1, 0, 2)
+}
+
+// headsOuter is the inverse layout change of headsInner for y [H,X·M,c]:
+// it returns [X,M,H,c].
+func headsOuter(y *Node, x, m int) *Node {
+	dims := y.Shape().Dimensions
+	return Reshape(TransposeAllDims(y, 1, 0, 2), x, m, dims[0], dims[2])
 }
 
 // DecoderStep computes one decoding step for R rows over encoder caches of

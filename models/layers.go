@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/lmask/lmask/models/features"
@@ -32,11 +33,25 @@ func scopeAt(scope *model.Scope, p string) *model.Scope {
 	return scope
 }
 
+// LiveVariables makes every variable of scope's store that graph g reads a
+// parameter of g, fed its current value at each call. Without it, GoMLX
+// bakes the variables' values into the graphs of the backends that prefer
+// constants (onnx, go) unless the graph is marked as training, and a graph
+// compiled once would go on using the weights of its first call after
+// SetWeights, a checkpoint restore or a train step. It must run before
+// the graph's first variable read; param calls it.
+func LiveVariables(scope *model.Scope, g *Graph) {
+	if !scope.IsTraining(g) {
+		scope.SetTraining(g, true)
+	}
+}
+
 // param returns the graph node of the float32 variable name (a single path
 // element) in scope, creating it with shape dims when it does not exist yet.
 // New variables draw weights uniformly from ±1/√dims[0]; norm scales start
 // at 1 and offsets at 0.
 func param(scope *model.Scope, g *Graph, name string, dims ...int) *Node {
+	LiveVariables(scope, g)
 	shape := shapes.Make(dtypes.Float32, dims...)
 	if v := scope.GetVariable(name); v != nil {
 		if !v.Shape().Equal(shape) {
@@ -72,12 +87,32 @@ func param(scope *model.Scope, g *Graph, name string, dims ...int) *Node {
 func linear(scope *model.Scope, x *Node, out int, bias bool) *Node {
 	g := x.Graph()
 	in := x.Shape().Dim(-1)
-	w := param(scope, g, "w", in, out)
-	y := Dot(x, w).General([]int{x.Rank() - 1}, nil, []int{0}, nil)
+	y := matmul2D(x, param(scope, g, "w", in, out))
 	if bias {
 		y = addLast(y, param(scope, g, "b", out))
 	}
 	return y
+}
+
+// matmul2D is x·w over the last axis of x [..., in] with w [in,out], computed
+// as one rank-2 product of x's leading axes flattened ([rows,in]·[in,out])
+// and reshaped back to [..., out]. The ONNX Runtime backend runs a rank-2
+// product, and the weight gradient xᵀ·dy it implies, as MatMul; a
+// contraction of w with a rank-3 x would leave the gradient contracting two
+// axes, an Einsum at a fraction of the MatMul rate.
+func matmul2D(x, w *Node) *Node {
+	dims := x.Shape().Dimensions
+	in, out := w.Shape().Dim(0), w.Shape().Dim(1)
+	if x.Rank() == 2 {
+		return Dot(x, w).Product()
+	}
+	rows := 1
+	for _, d := range dims[:len(dims)-1] {
+		rows *= d
+	}
+	y := Dot(Reshape(x, rows, in), w).Product()
+	outDims := append(append([]int(nil), dims[:len(dims)-1]...), out)
+	return Reshape(y, outDims...)
 }
 
 // relu is max(x, 0) with the gradient of a multiplication by the constant
@@ -133,10 +168,10 @@ func selfAttention(scope *model.Scope, x *Node, heads int) *Node {
 func feedForward(scope *model.Scope, x *Node, ffn int) *Node {
 	g := x.Graph()
 	d := x.Shape().Dim(-1)
-	h := Dot(x, param(scope, g, "w1", d, ffn)).General([]int{2}, nil, []int{0}, nil)
+	h := matmul2D(x, param(scope, g, "w1", d, ffn))
 	h = addLast(h, param(scope, g, "b1", ffn))
 	h = relu(h)
-	y := Dot(h, param(scope, g, "w2", ffn, d)).General([]int{2}, nil, []int{0}, nil)
+	y := matmul2D(h, param(scope, g, "w2", ffn, d))
 	return addLast(y, param(scope, g, "b2", d))
 }
 
@@ -163,18 +198,21 @@ func Encoder(scope *model.Scope, cfg features.Config, nodeFeat *Node) (emb, glim
 
 // projectNodes applies the bias-free Linear(d→3d) "w" of scope to x
 // [B,N,d] and returns its three [B,N,d] parts (glimpse K, glimpse V, logit
-// K). The parts of W are selected with constant one-hot contractions
-// instead of slices, whose gradient (Pad) the ONNX Runtime backend lacks.
+// K). The parts of W are selected by products with constant one-hot
+// [3d,d] matrices instead of slices, whose gradient (Pad) the ONNX Runtime
+// backend lacks; the selection is exact.
 func projectNodes(scope *model.Scope, x *Node) [3]*Node {
 	g := x.Graph()
 	d := x.Shape().Dim(-1)
-	w := Reshape(param(scope, g, "w", d, 3*d), d, 3, d)
+	w := param(scope, g, "w", d, 3*d)
 	var parts [3]*Node
 	for k := range parts {
-		sel := make([]float32, 3)
-		sel[k] = 1
-		wk := Dot(w, Const(g, sel)).General([]int{1}, nil, []int{0}, nil) // [d,d]
-		parts[k] = Dot(x, wk).General([]int{x.Rank() - 1}, nil, []int{0}, nil)
+		sel := make([]float32, 3*d*d)
+		for i := 0; i < d; i++ {
+			sel[(k*d+i)*d+i] = 1
+		}
+		wk := Dot(w, Const(g, tensors.FromFlatDataAndDimensions(sel, 3*d, d))).Product() // [d,d]
+		parts[k] = matmul2D(x, wk)
 	}
 	return parts
 }

@@ -222,3 +222,55 @@ func TestWeightsRoundTrip(t *testing.T) {
 		t.Fatal("SetWeights accepted weights without dec/query/b")
 	}
 }
+
+// TestSetWeightsReachesCompiledGraphs: graphs compiled before SetWeights
+// (the encoder and the replay) compute with the new weights afterwards,
+// exactly as a model created with them; the backends' preference for
+// baking variables into graphs as constants must not freeze them.
+func TestSetWeightsReachesCompiledGraphs(t *testing.T) {
+	cfg := smallConfig("tsptw", true)
+	r := randomReplay(rand.New(rand.NewPCG(8, 9)), 2, 3, 6, 8)
+	m := newTestModel(t, cfg, 21)
+	ref := newTestModel(t, cfg, 99)
+	before, _, err := m.Replay(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encBefore, err := m.Encode(r.NodeFeat, r.B, r.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	embBefore, _, _, _, err := encBefore.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	encBefore.Release()
+	if err := m.SetWeights(features.RandomWeights(cfg, 99)); err != nil {
+		t.Fatal(err)
+	}
+	after, _, err := m.Replay(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := ref.Replay(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := m.Encode(r.NodeFeat, r.B, r.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, _, _, _, err := enc.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc.Release()
+	if before[0] == after[0] || embBefore[0] == emb[0] {
+		t.Fatalf("outputs unchanged by SetWeights: replay %v → %v, embedding %v → %v", before[0], after[0], embBefore[0], emb[0])
+	}
+	for i := range want {
+		if after[i] != want[i] {
+			t.Fatalf("replay %d after SetWeights %v, a model created with the weights %v", i, after[i], want[i])
+		}
+	}
+}

@@ -44,6 +44,7 @@ type gradientUpdater interface {
 // applied by opt (optimizer.Adam()...Done() or SGD). It returns the
 // gradient norm before clipping.
 func MinimizeGraph(scope *model.Scope, opt optimizer.Interface, loss *Node, maxNorm float64) *Node {
+	LiveVariables(scope, loss.Graph())
 	grads := scope.BuildTrainableVariablesGradientsGraph(loss)
 	if len(grads) == 0 {
 		panic(fmt.Errorf("minimize: the loss depends on no trainable variable"))

@@ -19,10 +19,10 @@ deny models/features 'gomlx|onnxruntime|parquet'
 deny datasets 'gomlx|onnxruntime_go|/models|/engine|/trainer'
 deny engine 'gomlx|/trainer|/datasets|lmask/models$'
 [ -d labels ] && deny labels 'gomlx|onnxruntime_go|/engine|/trainer|lmask/models$'
-[ -d trainer ] && deny trainer 'onnxruntime_go|/engine'
+[ -d trainer ] && deny trainer "onnxruntime_go|^$mod/engine\$"
 [ -d infer ] && deny infer 'gomlx|/trainer|/labels|lmask/models$'
 [ -d cmd/lmask-infer ] && deny cmd/lmask-infer 'gomlx|/trainer|lmask/models$'
-[ -d cmd/lmask-train ] && deny cmd/lmask-train 'onnxruntime_go|/engine'
+[ -d cmd/lmask-train ] && deny cmd/lmask-train "onnxruntime_go|^$mod/engine\$"
 if CGO_ENABLED=0 go build ./lazymask ./datasets ./models/features 2>/dev/null; then :; else
   echo "deps-check: lazymask, datasets and models/features must build with CGO_ENABLED=0"; fail=1; fi
 # Libraries name their options as their types do; only the commands know flag names.

@@ -42,6 +42,13 @@ func DecoderFLOPs(c features.Config, n int) float64 {
 	return 2*float64(c.QueryInputs())*d + 6*float64(n)*d + 2*d*d
 }
 
+// ImitateUpdateFLOPs estimates the FLOPs of one imitation update on tours
+// label tours of instances of n nodes: forward and backward (3× forward)
+// of the encoder and of the n−1 teacher-forced decoder steps per tour.
+func ImitateUpdateFLOPs(c features.Config, n int, tours float64) float64 {
+	return 3 * tours * (EncoderFLOPs(c, n) + float64(n-1)*DecoderFLOPs(c, n))
+}
+
 // BenchRow is the measured training throughput of one backend.
 type BenchRow struct {
 	Backend string
@@ -66,6 +73,11 @@ type BenchRow struct {
 	// ImitateToursPerSec is the imitation rate (label tours per second,
 	// BenchConfig.ImitateBatch per step, no rollout); 0 when not measured.
 	ImitateToursPerSec float64
+	// ImitateGFLOPS is the achieved rate of the imitation update (forward
+	// and backward of the encoder and the teacher-forced decoder, counted as
+	// 3× forward, over the update's mean time); ImitatePeakShare is it over
+	// PeakGFLOPS.
+	ImitateGFLOPS, ImitatePeakShare float64
 	// Busy and ImitateBusy are the accelerator's busy share (0–1) over the
 	// timed REINFORCE and imitation iterations from BenchConfig.Busy; −1
 	// when not measured.
@@ -223,7 +235,7 @@ func benchImitation(ctx context.Context, bc BenchConfig, backend string, row *Be
 			return err
 		}
 	}
-	tours := 0.0
+	tours, update := 0.0, 0.0
 	stop := startBusy(bc.Busy, backend+" imitation", log)
 	start := time.Now()
 	for i := 0; i < bc.Steps; i++ {
@@ -233,10 +245,15 @@ func benchImitation(ctx context.Context, bc BenchConfig, backend string, row *Be
 			return err
 		}
 		tours += r.InstPerSec * (r.RolloutSec + r.ReplaySec)
+		update += r.ReplaySec
 		fmt.Fprintf(log, "%s: imitation step %d: replay prep %.2fs, update %.2fs\n", backend, i+1, r.RolloutSec, r.ReplaySec)
 	}
 	row.ImitateToursPerSec = tours / time.Since(start).Seconds()
 	row.ImitateBusy = stop()
+	row.ImitateGFLOPS = ImitateUpdateFLOPs(cfg.Model, cfg.Size, tours/float64(bc.Steps)) / (update / float64(bc.Steps)) / 1e9
+	if row.PeakGFLOPS > 0 {
+		row.ImitatePeakShare = row.ImitateGFLOPS / row.PeakGFLOPS
+	}
 	return nil
 }
 
@@ -375,20 +392,24 @@ func WriteBenchTable(w io.Writer, cfg Config, rows []BenchRow) {
 	}
 	fmt.Fprintf(w, "%s-%d, batch %d × %d samples, model L=%d d=%d h=%d ffn=%d decoder %s cand %s, budget %d\n",
 		cfg.Problem, cfg.Size, cfg.Batch, cfg.Samples, cfg.Model.Layers, cfg.Model.DModel, cfg.Model.Heads, cfg.Model.FFN, dec, cand, cfg.Budget)
-	fmt.Fprintf(w, "%-8s %9s %9s %9s %9s %10s %10s %10s %10s %10s %9s %12s %11s\n",
-		"backend", "inst/s", "graph/s", "share", "rollout", "replay", "roll GF/s", "repl GF/s", "all GF/s", "peak GF/s", "warm-up", "imit tours/s", "busy rl/im")
+	fmt.Fprintf(w, "%-8s %9s %9s %9s %9s %10s %10s %10s %10s %10s %9s %12s %10s %8s %11s\n",
+		"backend", "inst/s", "graph/s", "share", "rollout", "replay", "roll GF/s", "repl GF/s", "all GF/s", "peak GF/s", "warm-up", "imit tours/s", "imit GF/s", "of peak", "busy rl/im")
 	for _, r := range rows {
 		if r.Err != nil {
 			fmt.Fprintf(w, "%-8s error: %v\n", r.Backend, r.Err)
 			continue
 		}
-		imit := "-"
+		imit, imitGF, ofPeak := "-", "-", "-"
 		if r.ImitateToursPerSec > 0 {
 			imit = fmt.Sprintf("%.1f", r.ImitateToursPerSec)
+			imitGF = fmt.Sprintf("%.1f", r.ImitateGFLOPS)
+			if r.ImitatePeakShare > 0 {
+				ofPeak = pct(r.ImitatePeakShare)
+			}
 		}
-		fmt.Fprintf(w, "%-8s %9.2f %9.2f %8.0f%% %8.2fs %8.2fs %10.1f %10.1f %10.1f %10.1f %8.1fs %12s %11s\n",
+		fmt.Fprintf(w, "%-8s %9.2f %9.2f %8.0f%% %8.2fs %8.2fs %10.1f %10.1f %10.1f %10.1f %8.1fs %12s %10s %8s %11s\n",
 			r.Backend, r.InstPerSec, r.GraphInstPerSec, 100*r.GraphShare, r.RolloutSec, r.ReplaySec, r.RolloutGFLOPS, r.ReplayGFLOPS, r.GFLOPS, r.PeakGFLOPS, r.CompileSec, imit,
-			pct(r.Busy)+"/"+pct(r.ImitateBusy))
+			imitGF, ofPeak, pct(r.Busy)+"/"+pct(r.ImitateBusy))
 	}
 }
 

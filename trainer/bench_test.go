@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -34,10 +35,16 @@ func TestBench_BusyProbe(t *testing.T) {
 	if started != 2 || stopped != 2 || r.Busy != 0.25 || r.ImitateBusy != 0.5 {
 		t.Fatalf("probe started %d, stopped %d times; busy %v / %v, want 0.25 / 0.5", started, stopped, r.Busy, r.ImitateBusy)
 	}
+	if r.ImitateGFLOPS <= 0 || r.PeakGFLOPS <= 0 || r.ImitatePeakShare != r.ImitateGFLOPS/r.PeakGFLOPS {
+		t.Errorf("imitation update %v GFLOP/s, peak %v, share %v: want positive rates and their ratio", r.ImitateGFLOPS, r.PeakGFLOPS, r.ImitatePeakShare)
+	}
 	var table bytes.Buffer
 	WriteBenchTable(&table, cfg, rows)
 	if !strings.Contains(table.String(), "25%/50%") {
 		t.Errorf("table lacks the busy shares:\n%s", table.String())
+	}
+	if want := fmt.Sprintf(" %.1f %8s ", r.ImitateGFLOPS, pct(r.ImitatePeakShare)); !strings.Contains(table.String(), want) {
+		t.Errorf("table lacks the imitation update's rate and share of the peak %q:\n%s", want, table.String())
 	}
 
 	failing := func() (func() (float64, error), error) { return nil, errors.New("no GPU") }
