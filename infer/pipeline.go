@@ -16,8 +16,7 @@ import (
 // GroupSize is the largest instance group that Run decodes at once: a row
 // group of the data is cut into groups of at most this many instances, so
 // that the decode of one group overlaps the search of the one before it
-// even in a file of one row group (Options.Sequential turns the overlap
-// off). 64 instances are 16 decode batches, 8 per core on two.
+// even in a file of one row group (where Options.Overlap is set). 64 instances are 16 decode batches, 8 per core on two.
 const GroupSize = 64
 
 // decodedGroup is one instance group, decoded: rows first.. of the data.

@@ -104,11 +104,13 @@ type Options struct {
 	// share (ImproveShare) a decode would give. CPUPerInstance is the same
 	// per instance solved (CPUBudget = CPUPerInstance × instances).
 	CPUBudget, CPUPerInstance time.Duration
-	// Sequential decodes each instance group (GroupSize) only once the
-	// one before it is searched and written; by default the decode of the
-	// next group runs while the search of the last one does, so both
-	// cores stay busy through the decode's tail and the search's.
-	Sequential bool
+	// Overlap decodes the next instance group (GroupSize) while the last
+	// one is searched and written, so both cores stay busy through the
+	// decode's tail and the search's. Off by default: a search bound by
+	// time then shares the cores with a decode, and on Gendreau's wide
+	// windows the worst instance of some runs went from 1.3% to about 5%
+	// (docs/experiments.md, "The overlapped pipeline").
+	Overlap bool
 	// Log receives notes and warnings (nil: discarded).
 	Log io.Writer
 	// Progress, if set, is called serially with the instances finished of
@@ -233,7 +235,7 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 	}
 	defer rsolver.Close()
 	gd := &groupDecoder{opt: &opt, mcfg: mcfg, rd: rd, solver: solver, start: start, lo: lo, hi: hi, pos: lo}
-	nextGroup, stop := gd.groups(ctx, opt.Sequential)
+	nextGroup, stop := gd.groups(ctx, !opt.Overlap)
 	defer stop()
 	for {
 		g, ok, err := nextGroup()

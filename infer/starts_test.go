@@ -259,7 +259,7 @@ func TestRunOverlapMatchesSequential(t *testing.T) {
 	}{{count, false}, {count, true}, {7, false}} {
 		data, _, _ := fixtureGroups(t, lazymask.TSPTW, datasets.Medium, 10, count, tc.group)
 		o := fast
-		o.Model, o.Data, o.Out, o.Sequential = tinyTSPTW, data, filepath.Join(t.TempDir(), "sol.parquet"), tc.seq
+		o.Model, o.Data, o.Out, o.Overlap = tinyTSPTW, data, filepath.Join(t.TempDir(), "sol.parquet"), !tc.seq
 		var last int64
 		o.Progress = func(done, total int64) {
 			if done < last || total != count {

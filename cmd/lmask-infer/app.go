@@ -53,7 +53,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "shard", Usage: "solve slice I (from 0) of K: I/K, or auto/K (I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID)"},
 			&cli.StringFlag{Name: "reference", Usage: "reference solutions Parquet file for the gap"},
 			&cli.StringFlag{Name: "metrics-json", Usage: "write the metrics as JSON to this file"},
-			&cli.BoolFlag{Name: "sequential", Usage: "decode each group of 64 instances after the last is searched (default: overlap them)"},
+			&cli.BoolFlag{Name: "overlap", Usage: "decode the next group of 64 instances while the last is searched (busier cores)"},
 			&cli.BoolFlag{Name: "all-tours", Usage: "write every decoded tour instead of the best per instance"},
 			&cli.BoolFlag{Name: "improve", Usage: "local search from each instance's decoded tours; keep the best"},
 			&cli.IntFlag{Name: "improve-starts", Value: d.Search.MaxStarts, Usage: "start tours per instance for --improve: the best K distinct decoded ones (0 = all)"},
@@ -131,7 +131,7 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	opt.Model, opt.Data, opt.Out, opt.Reference = c.String("model"), c.String("data"), c.String("out"), c.String("reference")
 	opt.Engine = engine.Options{Device: c.String("device"), Threads: c.Int("threads"), Workers: c.Int("workers")}
 	opt.Decode.Samples, opt.Decode.Lookahead, opt.Decode.Seed, opt.Decode.Batch = c.Int("samples"), look, c.Uint64("seed"), c.Int("batch")
-	opt.Limit, opt.AllTours, opt.Log, opt.Sequential = c.Int64("limit"), c.Bool("all-tours"), stderr, c.Bool("sequential")
+	opt.Limit, opt.AllTours, opt.Log, opt.Overlap = c.Int64("limit"), c.Bool("all-tours"), stderr, c.Bool("overlap")
 	if opt.Starts, err = infer.ParseStarts(c.String("starts")); err != nil {
 		return opt, "", cliapp.Usagef("--starts: %w", err)
 	}
