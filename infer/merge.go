@@ -11,6 +11,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/lazymask"
 )
 
@@ -89,17 +90,18 @@ func Merge(ctx context.Context, opt MergeOptions) (Merged, error) {
 		return Merged{}, errors.New("merge: no parts to join")
 	}
 	if opt.Reference != "" && opt.Instances == "" {
-		return Merged{}, errors.New("merge: --reference needs --instances")
+		return Merged{}, fmt.Errorf("merge: %w", opterr.New("Reference", opt.Reference, "needs %v", opterr.Name("Instances")))
 	}
 	if err := atomicfile.CheckDest(opt.Out); err != nil {
-		return Merged{}, fmt.Errorf("merge: --out: %w", err)
+		return Merged{}, fmt.Errorf("merge: %w", opterr.Wrap("Out", "", err))
 	}
-	if err := atomicfile.Distinct("out", opt.Out, atomicfile.Input{Flag: "instances", Path: opt.Instances}, atomicfile.Input{Flag: "reference", Path: opt.Reference}); err != nil {
-		return Merged{}, fmt.Errorf("merge: %w", err)
+	// Inputs are named by their options (Input.Flag holds the option).
+	if in, same := atomicfile.Same(opt.Out, atomicfile.Input{Flag: "Instances", Path: opt.Instances}, atomicfile.Input{Flag: "Reference", Path: opt.Reference}); same {
+		return Merged{}, fmt.Errorf("merge: %w", opterr.New("Out", opt.Out, "is the %v file: writing it would destroy the input; choose another output path", opterr.Name(in.Flag)))
 	}
 	for _, p := range opt.Parts {
-		if atomicfile.Distinct("out", opt.Out, atomicfile.Input{Flag: "part", Path: p}) != nil {
-			return Merged{}, fmt.Errorf("merge: --out %s is the part %s: writing it would destroy the input; choose another output path", opt.Out, p)
+		if _, same := atomicfile.Same(opt.Out, atomicfile.Input{Path: p}); same {
+			return Merged{}, fmt.Errorf("merge: %w", opterr.New("Out", opt.Out, "is the part %s: writing it would destroy the input; choose another output path", p))
 		}
 	}
 	cur := make([]*cursor, len(opt.Parts))
@@ -206,8 +208,8 @@ func Merge(ctx context.Context, opt MergeOptions) (Merged, error) {
 		return Merged{}, fmt.Errorf("merge: %w", err)
 	}
 	if len(res.Missing) > 0 && !opt.AllowMissing {
-		return res, fmt.Errorf("merge: %d of %d instances are in no part: %s%s (nothing written; --allow-missing writes the rest)",
-			res.missingCount(), res.Expected, res.MissingText(), absentShards(cur))
+		return res, fmt.Errorf("merge: %d of %d instances are in no part: %s%s (nothing written; %w)",
+			res.missingCount(), res.Expected, res.MissingText(), absentShards(cur), opterr.New("AllowMissing", "", "writes the rest"))
 	}
 	if err := w.Close(); err != nil {
 		return Merged{}, fmt.Errorf("merge: %w", err)
@@ -305,7 +307,7 @@ func openMetrics(opt MergeOptions, cur []*cursor, res *Merged) (*instanceStream,
 	refs, note, err := datasets.ReadReference(opt.Reference, opt.Instances, imeta)
 	if err != nil {
 		ir.Close()
-		return nil, nil, fmt.Errorf("--reference: %w", err)
+		return nil, nil, opterr.Wrap("Reference", "", err)
 	}
 	if note != "" {
 		fmt.Fprintln(opt.Log, note)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
 	"github.com/lmask/lmask/solve"
@@ -521,8 +522,9 @@ func TestRunReferenceMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := options(t, tinyTSPTW, data, func(o *Options) { o.Reference, o.Decode.Aug = easy, 1 })
-	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--reference: "+easy+" holds solutions of easy instances") {
-		t.Fatalf("err = %v", err)
+	_, err = Run(context.Background(), o)
+	if oe := opterr.As(err); oe == nil || oe.Option != "Reference" || !strings.Contains(err.Error(), easy+" holds solutions of easy instances") {
+		t.Fatalf("err = %v, want an error of option Reference", err)
 	}
 	if _, serr := os.Stat(o.Out); serr == nil {
 		t.Errorf("output written despite the error")

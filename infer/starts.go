@@ -12,6 +12,7 @@ import (
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
 	"github.com/lmask/lmask/internal/cputime"
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
 	"github.com/lmask/lmask/solve"
@@ -144,7 +145,7 @@ func runWithoutNetwork(ctx context.Context, opt Options, start time.Time, cpu0 t
 	}
 	refs, note, err := datasets.ReadReference(opt.Reference, opt.Data, meta)
 	if err != nil {
-		return Summary{}, fmt.Errorf("--reference: %w", err)
+		return Summary{}, opterr.Wrap("Reference", "", err)
 	}
 	if note != "" {
 		fmt.Fprintln(opt.Log, note)

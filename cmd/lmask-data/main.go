@@ -67,7 +67,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) er
 var optionFlags = map[string]string{
 	"Chunk": "chunk", "Count": "count", "Hardness": "hardness", "In": "in", "Index": "index", "Instances": "instances",
 	"Keep": "keep", "Model": "model", "Out": "out", "Prefixes": "prefixes", "Problem": "problem", "References": "references",
-	"Relabel": "relabel", "Shard": "shard", "Size": "size", "Solutions": "solutions",
+	"Relabel": "relabel", "Shard": "shard", "Size": "size", "Solutions": "solutions", "Reference": "reference",
+	"AllowMissing": "allow-missing",
 }
 
 // interruptible runs action so that a cancelled context returns
@@ -120,7 +121,7 @@ func guard(c *cli.Context) error {
 			outputs = append(outputs, atomicfile.Input{Flag: f, Path: c.String(f)})
 		}
 	}
-	if err := atomicfile.CheckOutputs(inputs, outputs); err != nil {
+	if err := cliapp.CheckOutputs(inputs, outputs); err != nil {
 		return cliapp.Usagef("%s: %w", name, err)
 	}
 	return nil

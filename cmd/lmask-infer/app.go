@@ -237,7 +237,7 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 		if err := atomicfile.CheckDest(o.Path); err != nil {
 			return opt, "", cliapp.Usagef("--%s: %w", o.Flag, err)
 		}
-		if err := atomicfile.Distinct(o.Flag, o.Path, taken...); err != nil {
+		if err := cliapp.Distinct(o.Flag, o.Path, taken...); err != nil {
 			return opt, "", cliapp.Usage(err)
 		}
 		taken = append(taken, o)

@@ -14,3 +14,11 @@ func TestHelpOneLinePerFlag(t *testing.T) {
 		t.Errorf("help texts over one line of 130 characters: %v", long)
 	}
 }
+
+// TestOptionFlagsExist: every option infer names in an error is spelled as
+// a flag this command has.
+func TestOptionFlagsExist(t *testing.T) {
+	if missing := cliapp.MissingFlags(newApp(io.Discard, io.Discard), optionFlags); len(missing) > 0 {
+		t.Errorf("options spelled as flags the command lacks: %v", missing)
+	}
+}

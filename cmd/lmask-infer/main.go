@@ -27,5 +27,9 @@ func main() {
 
 // run executes the command line args (args[0] is the program name).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return newApp(stdout, stderr).RunContext(ctx, args)
+	return cliapp.FlagNames(newApp(stdout, stderr).RunContext(ctx, args), optionFlags)
 }
+
+// optionFlags spells the options that infer names in its errors as this
+// command's flags.
+var optionFlags = map[string]string{"Reference": "reference"}

@@ -19,7 +19,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -233,24 +232,6 @@ func DirInputs(flag, dir string, names ...string) []Input {
 	return out
 }
 
-// Distinct returns an error when the output path out names the same file
-// as one of the inputs (empty paths are skipped), so a run never
-// overwrites the file it reads. Files are compared by identity
-// (os.SameFile: another name, a symbolic or hard link) and, for files
-// that do not exist yet, by cleaned absolute path. outFlag names out's
-// flag.
-func Distinct(outFlag, out string, inputs ...Input) error {
-	input, same := Same(out, inputs...)
-	if !same {
-		return nil
-	}
-	what := "the --" + input.Flag + " file"
-	if input.What != "" {
-		what = "--" + input.Flag + "'s " + input.What
-	}
-	return fmt.Errorf("--%s %s is %s: writing it would destroy the input; choose another output path", outFlag, out, what)
-}
-
 // Same returns the first of inputs whose file is out's, compared as
 // Distinct compares them, and whether there is one.
 func Same(out string, inputs ...Input) (Input, bool) {
@@ -279,26 +260,6 @@ func Same(out string, inputs ...Input) (Input, bool) {
 		}
 	}
 	return Input{}, false
-}
-
-// CheckOutputs checks a command's outputs (Flag names each; empty paths are
-// skipped) before it runs: each passes CheckDest, and names none of the
-// inputs nor an output before it (Distinct).
-func CheckOutputs(inputs, outputs []Input) error {
-	taken := slices.Clone(inputs)
-	for _, o := range outputs {
-		if o.Path == "" {
-			continue
-		}
-		if err := CheckDest(o.Path); err != nil {
-			return fmt.Errorf("flag --%s: %w", o.Flag, err)
-		}
-		if err := Distinct(o.Flag, o.Path, taken...); err != nil {
-			return err
-		}
-		taken = append(taken, o)
-	}
-	return nil
 }
 
 // RemoveStale removes the temporary files of this package in dir whose

@@ -17,13 +17,11 @@ import (
 var flagText = regexp.MustCompile(`(^|[^-\w])--([a-z%]|$)`)
 
 // flagFree lists what the check leaves out: the commands and the package
-// that spells options as their flags; infer and atomicfile, whose
-// options still carry flag names (atomicfile's Distinct and CheckOutputs
-// take the commands' flag names); the programs under scripts/, commands
+// that spells options as their flags; the programs under scripts/, commands
 // too; internal/frontier, which runs lmask-infer and lmask-data with
 // their flags; and literals that are another program's flags.
 var (
-	flagDirs = []string{"cmd", "scripts", "internal/cliapp", "internal/frontier", "infer", "internal/atomicfile", "third_party"}
+	flagDirs = []string{"cmd", "scripts", "internal/cliapp", "internal/frontier", "third_party"}
 	otherCLI = map[string][]string{
 		"trainer/busy.go": {"--query-gpu=utilization.gpu", "--format=csv,noheader,nounits"}, // nvidia-smi's
 	}
