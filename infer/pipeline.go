@@ -13,10 +13,11 @@ import (
 	"github.com/lmask/lmask/models/features"
 )
 
-// GroupSize is the largest instance group that Run decodes at once: a row
-// group of the data is cut into groups of at most this many instances, so
-// that the decode of one group overlaps the search of the one before it
-// even in a file of one row group (where Options.Overlap is set). 64 instances are 16 decode batches, 8 per core on two.
+// GroupSize is the largest instance group that Run decodes at once where
+// Options.Overlap is set: a row group of the data is cut into groups of at
+// most this many instances, so that the decode of one group overlaps the
+// search of the one before it even in a file of one row group. Without the
+// overlap a group is a whole row group. 64 instances are 16 decode batches, 8 per core on two.
 const GroupSize = 64
 
 // decodedGroup is one instance group, decoded: rows first.. of the data.
@@ -73,7 +74,13 @@ func (g *groupDecoder) next(ctx context.Context, progress bool) (decodedGroup, b
 		g.rest, g.restAt = b.Instances[first-b.Offset:min(g.hi, b.Offset+int64(len(b.Instances)))-b.Offset], first
 		g.pos = first + int64(len(g.rest))
 	}
-	insts, first := g.rest[:min(GroupSize, len(g.rest))], g.restAt
+	// Without the overlap a group is the rest of the row group: its search
+	// time is one pool for all of its instances, as a row group's was.
+	size := len(g.rest)
+	if g.opt.Overlap {
+		size = min(GroupSize, size)
+	}
+	insts, first := g.rest[:size], g.restAt
 	g.rest, g.restAt = g.rest[len(insts):], g.restAt+int64(len(insts))
 	opt, mcfg := g.opt, g.mcfg
 	for i, in := range insts {
