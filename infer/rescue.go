@@ -54,6 +54,27 @@ type rescued struct {
 	search time.Duration // time of the search from the tour (Options.Improve)
 }
 
+// needsRescue reports whether instance i still needs a rescue, and counts
+// in fb the step that settled it where it does not: a feasible decode or
+// start, the search's repair, no rescue time, or a day the quick
+// certificates prove infeasible (with --infeasible drop or late).
+func (opt Options) needsRescue(in *lazymask.Instance, sol *engine.Solution, improved []solve.Result, i int, fb *FoundBy) bool {
+	switch {
+	case sol.Best.Feasible:
+		fb.add(engine.StepDecode)
+	case improved != nil && improved[i].Improved:
+		fb.add(engine.StepRepair)
+	case opt.RescueTime <= 0:
+		fb.add(engine.StepNone)
+	case opt.proven(in):
+		fb.add(engine.StepNone)
+		fb.NoTour++
+	default:
+		return true
+	}
+	return false
+}
+
 // rescueAll escalates, one by one, the instances of a row group (file rows
 // first..) that neither decoding nor the search from the decoded tours
 // (improved, nil without Improve) left with a feasible tour, and counts
@@ -67,19 +88,7 @@ func (opt Options) rescueAll(ctx context.Context, s *engine.Solver, insts []*laz
 	began := time.Now()
 	out := make([]*rescued, len(insts))
 	for i, in := range insts {
-		switch {
-		case sols[i].Best.Feasible:
-			fb.add(engine.StepDecode)
-			continue
-		case improved != nil && improved[i].Improved:
-			fb.add(engine.StepRepair)
-			continue
-		case opt.RescueTime <= 0:
-			fb.add(engine.StepNone)
-			continue
-		case opt.proven(in):
-			fb.add(engine.StepNone)
-			fb.NoTour++
+		if !opt.needsRescue(in, &sols[i], improved, i, fb) {
 			continue
 		}
 		var starts [][]int

@@ -179,22 +179,11 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 			opt.Decode.BudgetPerNode = opt.BudgetPerNode
 		}
 	}
-	refs, note, err := datasets.ReadReference(opt.Reference, opt.Data, meta)
+	rr, err := opt.rowRange(rd, meta)
 	if err != nil {
-		return Summary{}, opterr.Wrap("Reference", "", err)
+		return Summary{}, err
 	}
-	if note != "" {
-		fmt.Fprintln(opt.Log, note)
-	}
-	total := rd.NumRows()
-	if opt.Limit > 0 && opt.Limit < total {
-		total = opt.Limit
-	}
-	lo, hi := opt.Shard.Range(total, rd.RowGroupSizes())
-	tl, err := datasets.NewTallyRange(rd.NumRows(), lo, hi, refs)
-	if err != nil {
-		return Summary{}, datasets.WithPath(err, "reference", opt.Reference)
-	}
+	tl, lo, hi, total := rr.tl, rr.lo, rr.hi, rr.total
 	out := datasets.Metadata{
 		Kind: datasets.KindSolutions, Problem: mcfg.Problem, Size: meta.Size, Hardness: meta.Hardness, Scale: meta.Scale,
 		Source: Source, Instances: opt.Data,
@@ -224,7 +213,7 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 		return Summary{}, err
 	}
 	defer solver.Close()
-	sum := Summary{Budget: dec.Budget, BudgetPerNode: dec.BudgetPerNode, HasReference: refs != nil, Shard: opt.Shard, Rows: [2]int64{lo, hi}}
+	sum := Summary{Budget: dec.Budget, BudgetPerNode: dec.BudgetPerNode, HasReference: rr.hasRef, Shard: opt.Shard, Rows: [2]int64{lo, hi}}
 	if opt.Improve {
 		sum.Search = &solve.Stats{}
 	}
@@ -278,25 +267,8 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 		}
 		rescueTime += took
 		t0 = time.Now()
-		perInst := decode.Seconds() / float64(len(insts))
-		for i, in := range insts {
-			idx := first + int64(i)
-			var r *solve.Result
-			if improved != nil && improved[i].Improved {
-				r = &improved[i]
-			}
-			if err := writeInstance(w, in, idx, &sols[i], r, opt.AllTours, perInst, Source); err != nil {
-				return Summary{}, err
-			}
-			if err := tally(tl, idx, in, &sols[i], r); err != nil {
-				return Summary{}, err
-			}
-			if err := writeRescued(w, tl, in, idx, rescues[i], perInst); err != nil {
-				return Summary{}, err
-			}
-			if err := writeSettled(w, tl, in, idx, settled[i], perInst); err != nil {
-				return Summary{}, err
-			}
+		if err := opt.writeGroup(w, tl, insts, first, sols, improved, rescues, settled, decode, Source); err != nil {
+			return Summary{}, err
 		}
 		ioTime += time.Since(t0)
 		if opt.Progress != nil {
@@ -522,4 +494,62 @@ func forwardTime(decode time.Duration, before, after engine.Stats, insts []*lazy
 	f := min(1, steps/float64(rows))
 	cut := (1 - f) * float64(dec) / float64(cpu) * (1 - lost/weight)
 	return time.Duration(float64(decode) * (1 - cut))
+}
+
+// rows is the part of a data file that a run solves, with its tally.
+type rows struct {
+	tl            *datasets.Tally
+	lo, hi, total int64 // [lo, hi) of the first total rows
+	hasRef        bool  // a reference was given and read
+}
+
+// rowRange reads the reference (its note goes to the log) and returns the
+// rows this run solves: [lo, hi) of the first total rows (--limit, then the
+// shard's slice, cut at row groups), with their tally.
+func (opt Options) rowRange(rd *datasets.InstanceReader, meta datasets.Metadata) (rows, error) {
+	refs, note, err := datasets.ReadReference(opt.Reference, opt.Data, meta)
+	if err != nil {
+		return rows{}, opterr.Wrap("Reference", "", err)
+	}
+	if note != "" {
+		fmt.Fprintln(opt.Log, note)
+	}
+	r := rows{total: rd.NumRows(), hasRef: refs != nil}
+	if opt.Limit > 0 && opt.Limit < r.total {
+		r.total = opt.Limit
+	}
+	r.lo, r.hi = opt.Shard.Range(r.total, rd.RowGroupSizes())
+	if r.tl, err = datasets.NewTallyRange(rd.NumRows(), r.lo, r.hi, refs); err != nil {
+		return rows{}, datasets.WithPath(err, "reference", opt.Reference)
+	}
+	return r, nil
+}
+
+// writeGroup writes and tallies a group's rows: each instance's tours (the
+// search's where it improved them, with source), then its rescued and its
+// settled row where it has one. decode is the group's decode time, spread
+// over its instances.
+func (opt Options) writeGroup(w *datasets.SolutionWriter, tl *datasets.Tally, insts []*lazymask.Instance, first int64, sols []engine.Solution,
+	improved []solve.Result, rescues []*rescued, settled []*settled, decode time.Duration, source string) error {
+	perInst := decode.Seconds() / float64(len(insts))
+	for i, in := range insts {
+		idx := first + int64(i)
+		var r *solve.Result
+		if improved != nil && improved[i].Improved {
+			r = &improved[i]
+		}
+		if err := writeInstance(w, in, idx, &sols[i], r, opt.AllTours, perInst, source); err != nil {
+			return err
+		}
+		if err := tally(tl, idx, in, &sols[i], r); err != nil {
+			return err
+		}
+		if err := writeRescued(w, tl, in, idx, rescues[i], perInst); err != nil {
+			return err
+		}
+		if err := writeSettled(w, tl, in, idx, settled[i], perInst); err != nil {
+			return err
+		}
+	}
+	return nil
 }

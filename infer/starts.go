@@ -12,7 +12,6 @@ import (
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
 	"github.com/lmask/lmask/internal/cputime"
-	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
 	"github.com/lmask/lmask/solve"
@@ -143,22 +142,11 @@ func runWithoutNetwork(ctx context.Context, opt Options, start time.Time, cpu0 t
 	if newPolicy == nil {
 		samples = 1
 	}
-	refs, note, err := datasets.ReadReference(opt.Reference, opt.Data, meta)
+	rr, err := opt.rowRange(rd, meta)
 	if err != nil {
-		return Summary{}, opterr.Wrap("Reference", "", err)
+		return Summary{}, err
 	}
-	if note != "" {
-		fmt.Fprintln(opt.Log, note)
-	}
-	total := rd.NumRows()
-	if opt.Limit > 0 && opt.Limit < total {
-		total = opt.Limit
-	}
-	lo, hi := opt.Shard.Range(total, rd.RowGroupSizes())
-	tl, err := datasets.NewTallyRange(rd.NumRows(), lo, hi, refs)
-	if err != nil {
-		return Summary{}, datasets.WithPath(err, "reference", opt.Reference)
-	}
+	tl, lo, hi, total := rr.tl, rr.lo, rr.hi, rr.total
 	out := datasets.Metadata{
 		Kind: datasets.KindSolutions, Problem: meta.Problem, Size: meta.Size, Hardness: meta.Hardness, Scale: meta.Scale,
 		Source: opt.Starts, Instances: opt.Data,
@@ -192,7 +180,7 @@ func runWithoutNetwork(ctx context.Context, opt Options, start time.Time, cpu0 t
 		}
 		bud = &cpuBudget{total: b, began: cpu0, workers: workers}
 	}
-	sum := Summary{Budget: dec.Budget, BudgetPerNode: dec.BudgetPerNode, HasReference: refs != nil, Shard: opt.Shard,
+	sum := Summary{Budget: dec.Budget, BudgetPerNode: dec.BudgetPerNode, HasReference: rr.hasRef, Shard: opt.Shard,
 		Rows: [2]int64{lo, hi}, Starts: opt.Starts}
 	if opt.Improve {
 		sum.Search = &solve.Stats{}
@@ -254,23 +242,14 @@ func runWithoutNetwork(ctx context.Context, opt Options, start time.Time, cpu0 t
 			return Summary{}, err
 		}
 		rescueTime += time.Since(rs)
+		settled, took, err := opt.settleAll(insts, sols, improved, rescues, workers)
+		if err != nil {
+			return Summary{}, err
+		}
+		rescueTime += took
 		t0 = time.Now()
-		perInst := decode.Seconds() / float64(len(insts))
-		for i, in := range insts {
-			idx := first + int64(i)
-			var r *solve.Result
-			if improved != nil && improved[i].Improved {
-				r = &improved[i]
-			}
-			if err := writeInstance(w, in, idx, &sols[i], r, opt.AllTours, perInst, opt.Starts); err != nil {
-				return Summary{}, err
-			}
-			if err := tally(tl, idx, in, &sols[i], r); err != nil {
-				return Summary{}, err
-			}
-			if err := writeRescued(w, tl, in, idx, rescues[i], perInst); err != nil {
-				return Summary{}, err
-			}
+		if err := opt.writeGroup(w, tl, insts, first, sols, improved, rescues, settled, decode, opt.Starts); err != nil {
+			return Summary{}, err
 		}
 		ioTime += time.Since(t0)
 		pos = first + int64(len(insts))
@@ -451,15 +430,7 @@ func heuristicSolution(d solve.Decoded) engine.Solution {
 func (opt Options) rescueWithoutNetwork(ctx context.Context, insts []*lazymask.Instance, sols []engine.Solution, improved []solve.Result, fb *FoundBy, seed uint64, first int64) ([]*rescued, error) {
 	out := make([]*rescued, len(insts))
 	for i, in := range insts {
-		switch {
-		case sols[i].Best.Feasible:
-			fb.add(engine.StepDecode)
-			continue
-		case improved != nil && improved[i].Improved:
-			fb.add(engine.StepRepair)
-			continue
-		case opt.RescueTime <= 0:
-			fb.add(engine.StepNone)
+		if !opt.needsRescue(in, &sols[i], improved, i, fb) {
 			continue
 		}
 		began := time.Now()

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,5 +131,44 @@ func TestInfeasibleModesCSV(t *testing.T) {
 				t.Fatalf("%s late: summary %+v", tc.csv, sum)
 			}
 		}
+	}
+}
+
+// TestDropWithoutNetwork: --infeasible drop works with starts built
+// without a network too: each infeasible example day gets one row that
+// leaves out one stop (the fewest: one conflict each), the feasible day
+// none.
+func TestDropWithoutNetwork(t *testing.T) {
+	needRuntime(t)
+	dir := t.TempDir()
+	ip, sp := filepath.Join(dir, "i.parquet"), filepath.Join(dir, "s.parquet")
+	if _, err := datasets.ImportCSV(filepath.Join("..", "..", "datasets", "examples", "infeasible.csv"), "", ip, datasets.CSVOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := runCLI(t, "--starts", "urgency", "--data", ip, "--out", sp, "--improve", "--improve-kicks", "5",
+		"--rescue-time", "200ms", "--infeasible", infer.InfeasibleDrop); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	d, err := datasets.ReadInstances(ip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sols, _, err := datasets.ReadSolutions(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drops := map[string][]int{}
+	for _, s := range sols {
+		if s.Dropped != nil {
+			in := d.Instances[s.Instance]
+			if _, err := lazymask.CheckServed(in, s.Tour, s.Dropped); err != nil {
+				t.Fatalf("%s: served tour: %v", in.Name, err)
+			}
+			drops[in.Name] = append(drops[in.Name], len(s.Dropped))
+		}
+	}
+	want := map[string][]int{"mon": {1}, "tue": {1}, "wed": {1}}
+	if !reflect.DeepEqual(drops, want) {
+		t.Fatalf("dropped stops per day: %v, want %v", drops, want)
 	}
 }
