@@ -271,23 +271,7 @@ func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 		}
 		st.Rounds++
 	}
-	for i := range out {
-		if out[i].Tour == nil {
-			continue
-		}
-		res, err := lazymask.Check(insts[i], out[i].Tour)
-		var ie *lazymask.InfeasibleError
-		if err != nil && !errors.As(err, &ie) {
-			return nil, st, fmt.Errorf("neural kicks: instance %d (%q): final tour: %w", i, insts[i].Name, err)
-		}
-		if v := res.Verdict(); v != out[i].Verdict {
-			return nil, st, fmt.Errorf("neural kicks: instance %d (%q): the replay's verdict %+v differs from the search's %+v", i, insts[i].Name, v, out[i].Verdict)
-		}
-		st.Kicks += out[i].Kicks
-		st.Accepted += out[i].Accepted
-		st.Failed += out[i].Failed
-	}
-	return out, st, nil
+	return finishKicks("neural", insts, out, st)
 }
 
 // stepDoubts fills doubt[i] (where nil and the instance has a tour) with
@@ -580,23 +564,7 @@ func BridgeKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 		}
 		st.Rounds++
 	}
-	for i := range out {
-		if out[i].Tour == nil {
-			continue
-		}
-		res, err := lazymask.Check(insts[i], out[i].Tour)
-		var ie *lazymask.InfeasibleError
-		if err != nil && !errors.As(err, &ie) {
-			return nil, st, fmt.Errorf("bridge kicks: instance %d (%q): final tour: %w", i, insts[i].Name, err)
-		}
-		if v := res.Verdict(); v != out[i].Verdict {
-			return nil, st, fmt.Errorf("bridge kicks: instance %d (%q): the replay's verdict %+v differs from the search's %+v", i, insts[i].Name, v, out[i].Verdict)
-		}
-		st.Kicks += out[i].Kicks
-		st.Accepted += out[i].Accepted
-		st.Failed += out[i].Failed
-	}
-	return out, st, nil
+	return finishKicks("bridge", insts, out, st)
 }
 
 // bridgeMoves is the number of double bridges one BridgeKicks kick
@@ -661,4 +629,27 @@ func bridge(in *lazymask.Instance, tour []int, doubt []float64, cut CutRule, fea
 		return nil
 	}
 	return cur
+}
+
+// finishKicks replays each instance's final tour with the checker, which
+// must give the verdict the kicks reported, and adds the per-instance
+// counts to st.
+func finishKicks(what string, insts []*lazymask.Instance, out []KickResult, st KickStats) ([]KickResult, KickStats, error) {
+	for i := range out {
+		if out[i].Tour == nil {
+			continue
+		}
+		res, err := lazymask.Check(insts[i], out[i].Tour)
+		var ie *lazymask.InfeasibleError
+		if err != nil && !errors.As(err, &ie) {
+			return nil, st, fmt.Errorf("%s kicks: instance %d (%q): final tour: %w", what, i, insts[i].Name, err)
+		}
+		if v := res.Verdict(); v != out[i].Verdict {
+			return nil, st, fmt.Errorf("%s kicks: instance %d (%q): the replay's verdict %+v differs from the search's %+v", what, i, insts[i].Name, v, out[i].Verdict)
+		}
+		st.Kicks += out[i].Kicks
+		st.Accepted += out[i].Accepted
+		st.Failed += out[i].Failed
+	}
+	return out, st, nil
 }
