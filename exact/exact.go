@@ -22,6 +22,7 @@ package exact
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -80,6 +81,20 @@ type Result struct {
 	Elapsed        time.Duration
 }
 
+// errCanceled ends a solve whose context is done; SolveContext returns the
+// context's error in its place.
+var errCanceled = errors.New("exact: canceled")
+
+// closed reports that done (nil: never) is closed.
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
 // label is a partial tour ending at its state's last node.
 type label struct {
 	cost, time float64
@@ -90,6 +105,12 @@ type label struct {
 
 // Solve returns an optimal tour of inst, or ErrInfeasible, or ErrTooLarge.
 func Solve(inst *lazymask.Instance, opt Options) (Result, error) {
+	return SolveContext(context.Background(), inst, opt)
+}
+
+// SolveContext is Solve, ended early when ctx is done: it then returns
+// ctx's error (wrapped, with the instance's name) and no tour.
+func SolveContext(ctx context.Context, inst *lazymask.Instance, opt Options) (Result, error) {
 	began := time.Now()
 	if inst == nil {
 		return Result{}, errors.New("exact: nil instance")
@@ -113,12 +134,18 @@ func Solve(inst *lazymask.Instance, opt Options) (Result, error) {
 	if maxLabels <= 0 {
 		maxLabels = DefaultMaxLabels
 	}
-	s := newSolver(inst, opt.Upper, opt.Metric, opt.Deadline)
+	s := newSolver(inst, opt.Upper, opt.Metric, opt.Deadline, ctx.Done())
 	if s == nil {
+		if err := ctx.Err(); err != nil {
+			return Result{Elapsed: time.Since(began)}, fmt.Errorf("exact %s: %w", inst.Name, err)
+		}
 		return Result{Elapsed: time.Since(began)}, fmt.Errorf("exact %s: %w", inst.Name, ErrTimeLimit)
 	}
 	best, err := s.run(maxLabels, opt.Deadline)
 	res := Result{Labels: s.labels.n, States: s.states, Elapsed: time.Since(began)}
+	if errors.Is(err, errCanceled) {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return res, fmt.Errorf("exact %s: %w", inst.Name, err)
 	}
@@ -139,7 +166,8 @@ func Solve(inst *lazymask.Instance, opt Options) (Result, error) {
 
 type solver struct {
 	inst   *lazymask.Instance
-	n, m   int // nodes; customers (m = n − 1)
+	done   <-chan struct{} // a context's: closed, the solve ends (errCanceled)
+	n, m   int             // nodes; customers (m = n − 1)
 	tw     bool
 	d      []float64
 	minIn  []float64 // cheapest arc into each node
@@ -225,9 +253,9 @@ func (a *arena) add(l label) int32 {
 }
 
 // newSolver prepares a solve, or returns nil when deadline passes first.
-func newSolver(inst *lazymask.Instance, upper float64, metric bool, deadline time.Time) *solver {
+func newSolver(inst *lazymask.Instance, upper float64, metric bool, deadline time.Time, done <-chan struct{}) *solver {
 	n := inst.N
-	s := &solver{inst: inst, n: n, m: n - 1, tw: inst.Problem == lazymask.TSPTW, d: inst.Matrix(), upper: math.Inf(1)}
+	s := &solver{inst: inst, n: n, m: n - 1, tw: inst.Problem == lazymask.TSPTW, d: inst.Matrix(), upper: math.Inf(1), done: done}
 	if upper > 0 {
 		s.upper = upper * (1 + 1e-9)
 	}
@@ -259,7 +287,7 @@ func newSolver(inst *lazymask.Instance, upper float64, metric bool, deadline tim
 	}
 	sp := append([]float64(nil), s.d...)
 	for k := 0; k < n && !metric; k++ {
-		if !deadline.IsZero() && time.Now().After(deadline) {
+		if !deadline.IsZero() && time.Now().After(deadline) || closed(done) {
 			return nil
 		}
 		rowK := sp[k*n : k*n+n]
@@ -457,6 +485,7 @@ func (s *solver) run(maxLabels int, deadline time.Time) (int, error) {
 		}
 	}
 	timed, polls := !deadline.IsZero(), 0
+	polled := timed || s.done != nil
 	start := time.Now()
 	for size := 1; size < m; size++ {
 		s.states += len(cur.states)
@@ -467,11 +496,14 @@ func (s *solver) run(maxLabels int, deadline time.Time) (int, error) {
 			j := int(st.key.last)
 			u0, u1 := s.urgent(st.key.s) // a state's, for all its labels
 			for li := st.head; li >= 0; li = s.labels.at(li).next {
-				if polls++; timed && polls&63 == 0 {
+				if polls++; polled && polls&63 == 0 {
+					if closed(s.done) {
+						return -1, errCanceled
+					}
 					// this stage alone, at its pace so far, outlasts the time left
 					now := time.Now()
 					stage := float64(now.Sub(began)) * float64(len(cur.states)) / float64(si+1)
-					if now.After(deadline) || began.Add(time.Duration(stage)).After(deadline) {
+					if timed && (now.After(deadline) || began.Add(time.Duration(stage)).After(deadline)) {
 						return -1, ErrTimeLimit
 					}
 				}

@@ -1,9 +1,11 @@
 package exact
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -285,6 +287,31 @@ func TestSolveDeadline(t *testing.T) {
 	timed, err := Solve(small, Options{Deadline: time.Now().Add(time.Hour)})
 	if err != nil || math.Abs(timed.Cost-free.Cost) > 1e-12 {
 		t.Fatalf("an hour's deadline: %v (%v), without: %v", timed.Cost, err, free.Cost)
+	}
+}
+
+// TestSolveContext: a done context stops a solve with its error and no
+// tour, in the shortest-path pass and in the labelling (Metric skips the
+// first); a live one gives Solve's optimum.
+func TestSolveContext(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(17, 18))
+	in := randomTW(r, 22, 3000, true, false)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, metric := range []bool{false, true} {
+		if res, err := SolveContext(done, in, Options{Metric: metric}); !errors.Is(err, context.Canceled) || res.Tour != nil {
+			t.Fatalf("metric %v, canceled: %v, tour %v", metric, err, res.Tour)
+		}
+	}
+	small := randomTW(r, 12, 100, true, true)
+	free, err := Solve(small, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := SolveContext(context.Background(), small, Options{})
+	if err != nil || !slices.Equal(live.Tour, free.Tour) || live.Cost != free.Cost {
+		t.Fatalf("live context: %v %v (%v), Solve: %v %v", live.Tour, live.Cost, err, free.Tour, free.Cost)
 	}
 }
 

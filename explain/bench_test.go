@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -61,7 +62,7 @@ func BenchmarkDropHeuristic(b *testing.B) {
 	for s := range 40 {
 		in := day(t, lazymask.TSPTW, 17, datasets.Medium, "random", uint64(1200+s))
 		most := oracleMostServed(in)
-		c := newChecker(in.Clone(), Options{Seed: 1}, time.Now())
+		c := newChecker(context.Background(), in.Clone(), Options{Seed: 1}, time.Now())
 		tour, dropped := c.passDrop(nil)
 		if len(dropped) > 1 && len(dropped) <= 8 {
 			if t2, d2 := c.greedyDrop(); len(d2) < len(dropped) {

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -45,11 +46,26 @@ type Dropped struct {
 // fewer drops; either way every dropped customer that fits is put back. starts are tours of inst (all nodes; infeasible ones
 // welcome) the search may start from.
 func Drop(inst *lazymask.Instance, starts [][]int, opt Options) (Dropped, error) {
+	return DropContext(context.Background(), inst, starts, opt)
+}
+
+// DropContext is Drop, ended early when ctx is done: the searches and
+// proofs under way stop within moments, and the route it has by then is
+// returned (checked as always) with ctx's error.
+func DropContext(ctx context.Context, inst *lazymask.Instance, starts [][]int, opt Options) (Dropped, error) {
+	d, err := drop(ctx, inst, starts, opt)
+	if err == nil {
+		err = ctx.Err()
+	}
+	return d, err
+}
+
+func drop(ctx context.Context, inst *lazymask.Instance, starts [][]int, opt Options) (Dropped, error) {
 	began := time.Now()
 	if err := inst.Validate(); err != nil {
 		return Dropped{}, fmt.Errorf("drop %s: %w", inst.Name, err)
 	}
-	c := newChecker(inst, opt, began)
+	c := newChecker(ctx, inst, opt, began)
 	for _, s := range starts {
 		if r, err := lazymask.Check(inst, s); err == nil && r.Feasible {
 			return c.finish(slices.Clone(s), nil, true, began)
@@ -88,7 +104,7 @@ func (c *checker) passDrop(starts [][]int) ([]int, []int) {
 			pool = append(pool, s)
 		}
 	}
-	r, err := localsearch.FindFeasible(in, pool, fo)
+	r, err := localsearch.FindFeasibleContext(c.ctx, in, pool, fo)
 	order := r.Tour
 	if (err != nil && !errors.Is(err, localsearch.ErrNoFeasibleTour)) || len(order) != n {
 		order = localsearch.OrderTour(in)
@@ -130,7 +146,7 @@ func (c *checker) finish(tour, dropped []int, fewest bool, began time.Time) (Dro
 	if len(tour) > 3 {
 		sub := lazymask.Restrict(c.inst, tour)
 		o := localsearch.Options{Kicks: 2 * len(tour), Seed: c.opt.Seed, TimeLimit: max(min(c.left()/2, 250*time.Millisecond), 10*time.Millisecond), MinKicks: 1}
-		if r, err := localsearch.Improve(sub, identityTour(len(tour)), o); err == nil && r.Feasible {
+		if r, err := localsearch.ImproveContext(c.ctx, sub, identityTour(len(tour)), o); err == nil && r.Feasible {
 			out := make([]int, len(tour))
 			for i, v := range r.Tour {
 				out[i] = tour[v]
@@ -293,7 +309,7 @@ func (c *checker) exactDrop() ([]int, []int) {
 			}
 			continue
 		}
-		res, err := exact.Solve(sub, exact.Options{Upper: bestCost, Deadline: time.Now().Add(c.left() / 4)})
+		res, err := exact.SolveContext(c.ctx, sub, exact.Options{Upper: bestCost, Deadline: time.Now().Add(c.left() / 4)})
 		if err != nil || res.Cost >= bestCost {
 			continue
 		}
@@ -353,7 +369,7 @@ func (c *checker) certificateOr(set []int) []int {
 func (c *checker) latestOf(set []int) []int {
 	nodes := append([]int{0}, set...)
 	sub := lazymask.Restrict(c.inst, nodes)
-	r, err := localsearch.FindFeasible(sub, nil, localsearch.FeasibleOptions{TimeLimit: max(c.left()/8, time.Millisecond), MaxShakes: 50, Seed: c.opt.Seed})
+	r, err := localsearch.FindFeasibleContext(c.ctx, sub, nil, localsearch.FeasibleOptions{TimeLimit: max(c.left()/8, time.Millisecond), MaxShakes: 50, Seed: c.opt.Seed})
 	if err != nil && !errors.Is(err, localsearch.ErrNoFeasibleTour) {
 		return set[:1]
 	}
@@ -388,7 +404,7 @@ func (c *checker) leastLateWithout(set, cand []int) int {
 		if sub.N < 2 {
 			return k
 		}
-		r, err := localsearch.FindFeasible(sub, nil, localsearch.FeasibleOptions{TimeLimit: max(c.left()/16, time.Millisecond), MaxShakes: 50, Seed: c.opt.Seed})
+		r, err := localsearch.FindFeasibleContext(c.ctx, sub, nil, localsearch.FeasibleOptions{TimeLimit: max(c.left()/16, time.Millisecond), MaxShakes: 50, Seed: c.opt.Seed})
 		if err != nil && !errors.Is(err, localsearch.ErrNoFeasibleTour) {
 			continue
 		}
@@ -436,7 +452,7 @@ const maxLateLabels = 4_000_000
 // infeasible tours by), then of least length, by a dynamic program over
 // (visited set, last customer) with Pareto labels (excess, departure time
 // or load, length); nil where the labels or the time run out.
-func exactLate(in *lazymask.Instance, deadline time.Time) []int {
+func exactLate(ctx context.Context, in *lazymask.Instance, deadline time.Time) []int {
 	n, m := in.N, in.N-1
 	d := in.Matrix()
 	tw := in.Problem == lazymask.TSPTW
@@ -488,7 +504,7 @@ func exactLate(in *lazymask.Instance, deadline time.Time) []int {
 		insert((1<<(k-1))*m+k-1, label{ex: ex, t: t, cost: d[k], parent: -1, node: int8(k)})
 	}
 	for mask := 1; mask < 1<<m; mask++ {
-		if mask&255 == 0 && time.Now().After(deadline) {
+		if mask&255 == 0 && (time.Now().After(deadline) || ctx.Err() != nil) {
 			return nil
 		}
 		for last := 0; last < m; last++ {
@@ -537,13 +553,28 @@ func exactLate(in *lazymask.Instance, deadline time.Time) []int {
 // start, or a feasible tour found, is returned as it is found and
 // shortened.
 func Late(inst *lazymask.Instance, starts [][]int, opt Options) ([]int, lazymask.Result, error) {
+	return LateContext(context.Background(), inst, starts, opt)
+}
+
+// LateContext is Late, ended early when ctx is done: the search under way
+// stops within moments, and the least late tour it has by then is returned
+// with ctx's error.
+func LateContext(ctx context.Context, inst *lazymask.Instance, starts [][]int, opt Options) ([]int, lazymask.Result, error) {
+	tour, res, err := late(ctx, inst, starts, opt)
+	if err == nil {
+		err = ctx.Err()
+	}
+	return tour, res, err
+}
+
+func late(ctx context.Context, inst *lazymask.Instance, starts [][]int, opt Options) ([]int, lazymask.Result, error) {
 	began := time.Now()
 	if err := inst.Validate(); err != nil {
 		return nil, lazymask.Result{}, fmt.Errorf("late %s: %w", inst.Name, err)
 	}
 	deadline := began.Add(opt.limit())
 	if inst.N-1 <= MaxExactLate {
-		if tour := exactLate(inst, deadline); tour != nil {
+		if tour := exactLate(ctx, inst, deadline); tour != nil {
 			res, err := lazymask.Check(inst, tour)
 			var ie *lazymask.InfeasibleError
 			if err != nil && !errors.As(err, &ie) {
@@ -559,12 +590,12 @@ func Late(inst *lazymask.Instance, starts [][]int, opt Options) ([]int, lazymask
 		}
 	}
 	fo := localsearch.FeasibleOptions{TimeLimit: max(opt.limit()/2, time.Millisecond), MaxShakes: 200 + 20*inst.N, Seed: opt.Seed}
-	if r, err := localsearch.FindFeasible(inst, pool, fo); err == nil || errors.Is(err, localsearch.ErrNoFeasibleTour) {
+	if r, err := localsearch.FindFeasibleContext(ctx, inst, pool, fo); err == nil || errors.Is(err, localsearch.ErrNoFeasibleTour) {
 		pool = append(pool, r.Tour)
 	}
 	pool = append(pool, localsearch.OrderTour(inst))
 	o := localsearch.Options{Seed: opt.Seed, TimeLimit: max(time.Until(deadline), 10*time.Millisecond), Kicks: 2 * inst.N, MaxStarts: 4, FinishDescent: true}
-	r, err := localsearch.ImproveFrom(inst, pool, o)
+	r, err := localsearch.ImproveFromContext(ctx, inst, pool, o)
 	if err != nil {
 		return nil, lazymask.Result{}, fmt.Errorf("late %s: %w", inst.Name, err)
 	}

@@ -27,6 +27,7 @@ package explain
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -100,11 +101,18 @@ type Explanation struct {
 // Explain decides whether inst has a feasible tour and, where it has
 // none, names an irreducible conflict.
 func Explain(inst *lazymask.Instance, opt Options) (Explanation, error) {
+	return ExplainContext(context.Background(), inst, opt)
+}
+
+// ExplainContext is Explain, ended early when ctx is done: the searches and
+// proofs under way stop within moments, and it returns what it had decided
+// by then (Unknown where it had not) with ctx's error.
+func ExplainContext(ctx context.Context, inst *lazymask.Instance, opt Options) (Explanation, error) {
 	began := time.Now()
 	if err := inst.Validate(); err != nil {
 		return Explanation{}, fmt.Errorf("explain %s: %w", inst.Name, err)
 	}
-	c := newChecker(inst, opt, began)
+	c := newChecker(ctx, inst, opt, began)
 	ex := c.explain()
 	ex.Elapsed = time.Since(began)
 	if ex.Status == Feasible {
@@ -112,7 +120,7 @@ func Explain(inst *lazymask.Instance, opt Options) (Explanation, error) {
 			return ex, fmt.Errorf("explain %s: the tour found fails the checker (a defect): %w", inst.Name, err)
 		}
 	}
-	return ex, nil
+	return ex, ctx.Err()
 }
 
 // verdict is the answer for one set of customers.
@@ -133,10 +141,11 @@ type checker struct {
 	d        []float64
 	opt      Options
 	deadline time.Time
+	ctx      context.Context // done: no time is left (left)
 }
 
-func newChecker(inst *lazymask.Instance, opt Options, began time.Time) *checker {
-	c := &checker{inst: inst, n: inst.N, tw: inst.Problem == lazymask.TSPTW, opt: opt, deadline: began.Add(opt.limit())}
+func newChecker(ctx context.Context, inst *lazymask.Instance, opt Options, began time.Time) *checker {
+	c := &checker{inst: inst, n: inst.N, tw: inst.Problem == lazymask.TSPTW, opt: opt, deadline: began.Add(opt.limit()), ctx: ctx}
 	if c.tw {
 		c.d = inst.Matrix()
 		c.sp = shortestPaths(c.d, c.n)
@@ -161,7 +170,13 @@ func shortestPaths(d []float64, n int) []float64 {
 	return sp
 }
 
-func (c *checker) left() time.Duration { return time.Until(c.deadline) }
+// left is the time left before the deadline, none once the context is done.
+func (c *checker) left() time.Duration {
+	if c.ctx.Err() != nil {
+		return 0
+	}
+	return time.Until(c.deadline)
+}
 
 func (c *checker) explain() Explanation {
 	all := make([]int, 0, c.n-1)
@@ -222,7 +237,7 @@ func (c *checker) feasible(set []int, full bool) (verdict, []int) {
 		return out
 	}
 	if localsearch.FeasibleIsExact(sub) {
-		r, err := localsearch.FindFeasible(sub, nil, localsearch.FeasibleOptions{Seed: c.opt.Seed})
+		r, err := localsearch.FindFeasibleContext(c.ctx, sub, nil, localsearch.FeasibleOptions{Seed: c.opt.Seed})
 		switch {
 		case errors.Is(err, localsearch.ErrNoFeasibleTour):
 			return no, nil
@@ -246,7 +261,7 @@ func (c *checker) feasible(set []int, full bool) (verdict, []int) {
 	}
 	search := func(limit time.Duration) []int {
 		fo := localsearch.FeasibleOptions{TimeLimit: max(limit, time.Millisecond), Seed: c.opt.Seed}
-		if r, err := localsearch.FindFeasible(sub, nil, fo); err == nil && r.Feasible {
+		if r, err := localsearch.FindFeasibleContext(c.ctx, sub, nil, fo); err == nil && r.Feasible {
 			return back(r.Tour)
 		}
 		return nil
@@ -254,7 +269,7 @@ func (c *checker) feasible(set []int, full bool) (verdict, []int) {
 	if t := search(left / 8); t != nil {
 		return yes, t
 	}
-	res, err := exact.Solve(sub, exact.Options{Deadline: time.Now().Add(c.left() / 2)})
+	res, err := exact.SolveContext(c.ctx, sub, exact.Options{Deadline: time.Now().Add(c.left() / 2)})
 	switch {
 	case err == nil:
 		return yes, back(res.Tour)
@@ -583,7 +598,7 @@ func Certify(inst *lazymask.Instance) []int {
 	if inst.Validate() != nil {
 		return nil
 	}
-	c := newChecker(inst, Options{}, time.Now())
+	c := newChecker(context.Background(), inst, Options{}, time.Now())
 	if !c.tw {
 		all := make([]int, 0, c.n-1)
 		for k := 1; k < c.n; k++ {

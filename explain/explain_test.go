@@ -1,6 +1,8 @@
 package explain
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -231,7 +233,7 @@ func TestExplainAndDropAgainstOracle(t *testing.T) {
 						checkConflict(t, in, ex)
 						// Deletion filtering alone, from every customer
 						// (no certificate first), also ends irreducible.
-						c := newChecker(in.Clone(), opt, time.Now())
+						c := newChecker(context.Background(), in.Clone(), opt, time.Now())
 						got, proven := c.filter(customers(in))
 						slices.Sort(got)
 						checkConflict(t, in, Explanation{Conflict: got, Irreducible: proven, Reason: "filter"})
@@ -419,6 +421,55 @@ func TestLateExactAgainstPermutations(t *testing.T) {
 					t.Fatalf("%s %s %d: late tour %v excess %v cost %v, best order excess %v cost %v", p, kind, s, tour, got.Excess, got.Cost, bestEx, bestCost)
 				}
 			}
+		}
+	}
+}
+
+// TestContextEndsEarly: a context cancelled during Drop and Late (before
+// Explain, whose certificates take a millisecond here) ends each long
+// before its time limit, with the context's error; the route Drop and
+// Late hand back by then passes the checker.
+func TestContextEndsEarly(t *testing.T) {
+	t.Parallel()
+	in := day(t, lazymask.TSPTW, 100, datasets.Medium, "random", 77)
+	opt := Options{TimeLimit: time.Minute, Seed: 1}
+	within := func(what string, began time.Time, err error) {
+		t.Helper()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: error %v, want context.Canceled", what, err)
+		}
+		if d := time.Since(began); d > 20*time.Second {
+			t.Fatalf("%s: ran %v of its minute after the cancel", what, d)
+		}
+	}
+	cancelled := func() context.Context {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		return ctx
+	}
+	began := time.Now()
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	ex, err := ExplainContext(done, in.Clone(), opt)
+	within("explain", began, err)
+	if ex.Status == Feasible {
+		t.Fatalf("explain: %s for an infeasible day", ex.Status)
+	}
+	began = time.Now()
+	dr, err := DropContext(cancelled(), in.Clone(), nil, opt)
+	within("drop", began, err)
+	if dr.Tour != nil {
+		chk, cerr := lazymask.CheckServed(in, dr.Tour, dr.Dropped)
+		if cerr != nil || chk.Feasible != dr.Feasible {
+			t.Fatalf("drop: checker %v (feasible %v), reported feasible %v", cerr, chk.Feasible, dr.Feasible)
+		}
+	}
+	began = time.Now()
+	tour, _, err := LateContext(cancelled(), in.Clone(), nil, opt)
+	within("late", began, err)
+	if tour != nil {
+		if _, cerr := lazymask.Check(in, tour); cerr != nil && !errors.As(cerr, new(*lazymask.InfeasibleError)) {
+			t.Fatalf("late: %v", cerr)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"context"
 	"sync"
 
 	"github.com/lmask/lmask/lazymask"
@@ -10,6 +11,13 @@ import (
 // instance with its own copy, so the results do not depend on the worker
 // count (up to the time limits). errs[i] is Explain's error for insts[i].
 func All(insts []*lazymask.Instance, opt Options, workers int) ([]Explanation, []error) {
+	return AllContext(context.Background(), insts, opt, workers)
+}
+
+// AllContext is All, ended early when ctx is done: the explanations under
+// way return what they had decided (ExplainContext), and the instances not
+// begun get ctx's error.
+func AllContext(ctx context.Context, insts []*lazymask.Instance, opt Options, workers int) ([]Explanation, []error) {
 	out := make([]Explanation, len(insts))
 	errs := make([]error, len(insts))
 	next := make(chan int)
@@ -19,7 +27,11 @@ func All(insts []*lazymask.Instance, opt Options, workers int) ([]Explanation, [
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = Explain(insts[i].Clone(), opt)
+				if err := ctx.Err(); err != nil {
+					errs[i] = err
+					continue
+				}
+				out[i], errs[i] = ExplainContext(ctx, insts[i].Clone(), opt)
 			}
 		}()
 	}

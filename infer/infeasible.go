@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -66,8 +67,9 @@ type settled struct {
 // settleAll runs the mode of opt.Infeasible, on workers goroutines, for the
 // instances of a row group that decoding, the search and the escalation
 // left without a feasible tour, starting from their tours; nil entries
-// elsewhere.
-func (opt Options) settleAll(insts []*lazymask.Instance, sols []engine.Solution, improved []solve.Result, rescues []*rescued, workers int) ([]*settled, time.Duration, error) {
+// elsewhere. When ctx is done the searches under way stop within moments
+// and settleAll returns ctx's error.
+func (opt Options) settleAll(ctx context.Context, insts []*lazymask.Instance, sols []engine.Solution, improved []solve.Result, rescues []*rescued, workers int) ([]*settled, time.Duration, error) {
 	began := time.Now()
 	out := make([]*settled, len(insts))
 	if !opt.settles() {
@@ -88,7 +90,9 @@ func (opt Options) settleAll(insts []*lazymask.Instance, sols []engine.Solution,
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = opt.settle(insts[i].Clone(), sols[i], improved, i)
+				if errs[i] = ctx.Err(); errs[i] == nil {
+					out[i], errs[i] = opt.settle(ctx, insts[i].Clone(), sols[i], improved, i)
+				}
 			}
 		}()
 	}
@@ -105,7 +109,7 @@ func (opt Options) settleAll(insts []*lazymask.Instance, sols []engine.Solution,
 	return out, time.Since(began), nil
 }
 
-func (opt Options) settle(in *lazymask.Instance, sol engine.Solution, improved []solve.Result, i int) (*settled, error) {
+func (opt Options) settle(ctx context.Context, in *lazymask.Instance, sol engine.Solution, improved []solve.Result, i int) (*settled, error) {
 	var starts [][]int
 	for _, t := range sol.Tours {
 		if t.Nodes != nil {
@@ -118,13 +122,13 @@ func (opt Options) settle(in *lazymask.Instance, sol engine.Solution, improved [
 	eo := explain.Options{TimeLimit: opt.InfeasibleTime, Seed: opt.Decode.Seed}
 	if opt.Infeasible == InfeasibleLate {
 		began := time.Now()
-		tour, res, err := explain.Late(in, starts, eo)
+		tour, res, err := explain.LateContext(ctx, in, starts, eo)
 		if err != nil {
 			return nil, err
 		}
 		return &settled{tour: tour, source: SourceLate, res: res, elapsed: time.Since(began)}, nil
 	}
-	d, err := explain.Drop(in, starts, eo)
+	d, err := explain.DropContext(ctx, in, starts, eo)
 	if err != nil {
 		return nil, err
 	}

@@ -261,7 +261,7 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 			return Summary{}, err
 		}
 		rescueTime += took
-		settled, took, err := opt.settleAll(insts, sols, improved, rescues, eng.Options().Workers)
+		settled, took, err := opt.settleAll(ctx, insts, sols, improved, rescues, eng.Options().Workers)
 		if err != nil {
 			return Summary{}, err
 		}

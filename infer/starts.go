@@ -242,7 +242,7 @@ func runWithoutNetwork(ctx context.Context, opt Options, start time.Time, cpu0 t
 			return Summary{}, err
 		}
 		rescueTime += time.Since(rs)
-		settled, took, err := opt.settleAll(insts, sols, improved, rescues, workers)
+		settled, took, err := opt.settleAll(ctx, insts, sols, improved, rescues, workers)
 		if err != nil {
 			return Summary{}, err
 		}

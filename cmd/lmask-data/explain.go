@@ -63,7 +63,10 @@ func explainAction(c *cli.Context) error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	began := time.Now()
-	exs, errs := explain.All(d.Instances, explain.Options{TimeLimit: c.Duration("time"), Seed: c.Uint64("seed")}, workers)
+	exs, errs := explain.AllContext(c.Context, d.Instances, explain.Options{TimeLimit: c.Duration("time"), Seed: c.Uint64("seed")}, workers)
+	if err := c.Context.Err(); err != nil {
+		return fmt.Errorf("explain: %w (nothing printed)", err)
+	}
 	for i, err := range errs {
 		if err != nil {
 			return fmt.Errorf("explain: %s row %d: %w", c.String("instances"), i, err)

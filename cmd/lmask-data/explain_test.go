@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"os"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/explain"
+	"github.com/lmask/lmask/internal/cliapp"
 )
 
 // TestExplainExamples: the example infeasible days (TSPTW and TSPDL) get
@@ -188,5 +191,22 @@ func TestGenerateInfeasible(t *testing.T) {
 	}
 	if _, err := runCLI(t, "generate", "--problem", "tsptw", "--size", "12", "--hardness", "hard", "--count", "8", "--seed", "5", "--infeasible", "2", "--out", filepath.Join(dir, "x.parquet")); err == nil || !strings.Contains(err.Error(), "--infeasible 2") {
 		t.Fatalf("--infeasible 2: %v", err)
+	}
+}
+
+// TestExplainInterrupted: explain under a cancelled context stops its
+// searches, prints no explanation and exits as interrupted.
+func TestExplainInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ip := filepath.Join(dir, "days.parquet")
+	if o, err := runCLI(t, "import", "--in", filepath.Join("..", "..", "datasets", "examples", "infeasible.csv"), "--out", ip); err != nil {
+		t.Fatalf("import: %v\n%s", err, o)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	err := runContext(ctx, []string{"explain", "--instances", ip, "--json"}, &out, &out)
+	if cliapp.ExitCode(err) != cliapp.ExitInterrupted || strings.Contains(out.String(), "\"status\"") {
+		t.Fatalf("interrupted explain: err %v, exit %d, output:\n%s", err, cliapp.ExitCode(err), out.String())
 	}
 }

@@ -39,7 +39,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 // the others return context.Canceled at once and leave their work to end
 // with the process (their outputs are written atomically: nothing is left
 // half-written).
-var ownsInterrupt = map[string]bool{"label": true, "improve": true, "baseline": true}
+var ownsInterrupt = map[string]bool{"label": true, "improve": true, "baseline": true, "explain": true}
 
 // runContext is run under ctx, which an interrupt cancels.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
