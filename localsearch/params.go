@@ -92,6 +92,15 @@ type params struct {
 	// localMargin is how many positions around each change of a kick a
 	// local descent scans (localKicks).
 	localMargin int
+	// neuralEvery: with a Redecoder (Options.Redecoder), every
+	// neuralEvery-th kick is a neural kick (neural.go); Options.NeuralEvery
+	// replaces it. Why 10: a re-decode costs tens of bridge kicks on a CPU,
+	// and at equal CPU time more neural kicks did worse (docs/experiments.md,
+	// "A neural kick inside the search"). neuralKeep is the range of the
+	// share of the customers it keeps, as the neural kicks after the search
+	// (solve.KickOptions).
+	neuralEvery int
+	neuralKeep  [2]float64
 
 	// Acceptance.
 
@@ -180,6 +189,8 @@ func defaultParams(problem lazymask.Problem, n int) params {
 		ruinMax:     12,
 		ruinTries:   20,
 		localMargin: 3,
+		neuralEvery: 10,
+		neuralKeep:  [2]float64{0.2, 0.8},
 
 		acceptDL:       0.015,
 		shuffleDL:      3,
