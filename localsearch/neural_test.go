@@ -122,7 +122,8 @@ func TestNeuralKickFailureLeavesTour(t *testing.T) {
 	t.Parallel()
 	ins, hidden := neuralInstances(2)
 	in, tour := ins[0], hidden[0] // TSPTW, 20 nodes
-	infeasible := []int{0} // the hidden tour reversed
+	// The hidden tour reversed.
+	infeasible := []int{0}
 	for k := in.N - 1; k >= 1; k-- {
 		infeasible = append(infeasible, tour[k])
 	}
