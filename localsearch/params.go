@@ -94,11 +94,13 @@ type params struct {
 	localMargin int
 	// neuralEvery: with a Redecoder (Options.Redecoder), every
 	// neuralEvery-th kick is a neural kick (neural.go); Options.NeuralEvery
-	// replaces it. Why 10: a re-decode costs tens of bridge kicks on a CPU,
-	// and at equal CPU time more neural kicks did worse (docs/experiments.md,
-	// "A neural kick inside the search"). neuralKeep is the range of the
-	// share of the customers it keeps, as the neural kicks after the search
-	// (solve.KickOptions).
+	// replaces it. Why 10: about three per instance in a search of the
+	// paper's n = 50 sets at --preset best (about 30 kicks), where at 40
+	// most searches made none; at neither cadence did it win at equal CPU
+	// time, so no Redecoder is set by default (docs/experiments.md, "A
+	// neural kick inside the search"). neuralKeep is the range of the
+	// share of the customers it keeps, as after the search
+	// (solve.KickOptions; 60–95% did no better).
 	neuralEvery int
 	neuralKeep  [2]float64
 
