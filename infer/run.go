@@ -327,15 +327,22 @@ func (opt Options) neuralSearch(eng *engine.Engine, dec engine.SolveOptions) *ne
 		ro: solve.RedecodeOptions{Budget: dec.BudgetFor, Lookahead: dec.Lookahead}}
 }
 
-// set gives the searches of so neural kicks.
+// set gives the searches of so (one solve.Improve call) neural kicks: the
+// Redecoders of the earlier calls first, all idle between calls.
 func (nk *neuralSearch) set(so *solve.Options) {
 	if nk == nil {
 		return
 	}
 	so.Search.NeuralEvery = nk.every
+	handed := 0
 	so.NewRedecoder = func() localsearch.Redecoder {
 		nk.mu.Lock()
 		defer nk.mu.Unlock()
+		if handed < len(nk.made) {
+			handed++
+			return nk.made[handed-1]
+		}
+		handed++
 		pol := nk.eng.NewPolicy()
 		r := solve.NewRedecoder(pol, nk.ro)
 		nk.pols, nk.made = append(nk.pols, pol), append(nk.made, r)

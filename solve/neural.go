@@ -327,7 +327,7 @@ type RedecodeOptions struct {
 // decodes the rest of the tour from the kept prefix, sampled from the
 // call's seed, through the code of the neural kicks after the search
 // (redecode); the policy encodes each instance once, at its first call.
-// Not safe for concurrent use: one per goroutine (Options.Redecoders).
+// Not safe for concurrent use: one per goroutine (Options.NewRedecoder).
 type Redecoder struct {
 	policy *encodeOnce
 	dec    *lazymask.Decoder
