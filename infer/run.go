@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/lmask/lmask/datasets"
@@ -74,6 +75,12 @@ type Options struct {
 	// kicks. Off by default: at equal CPU time it did not beat more kicks
 	// of the search alone (docs/experiments.md, "Neural kicks").
 	NeuralKicks solve.KickOptions
+	// NeuralEvery > 0, with Improve and the network's starts, makes every
+	// NeuralEvery-th kick of each instance's search a neural kick
+	// (localsearch.Options.Redecoder: the model re-decodes the rest of the
+	// tour the kicks start from after a kept prefix, sampled, with the
+	// decode's budget and look-ahead; solve.Redecoder); 0 is off.
+	NeuralEvery int
 	// SetupShare > 0, with ImproveShare, adds that share of the run's
 	// setup (opening the model and the data, up to the first decode) to
 	// the search time, spread over the row groups by their instances
@@ -136,6 +143,10 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 	opt.Starts = starts
 	var sum Summary
 	switch {
+	case opt.NeuralEvery < 0:
+		return Summary{}, fmt.Errorf("neural every %d: want ≥ 0", opt.NeuralEvery)
+	case starts != StartsNetwork && opt.NeuralEvery > 0:
+		return Summary{}, fmt.Errorf("neural kicks re-decode with the network: they need starts from it, not %s", starts)
 	case starts != StartsNetwork:
 		sum, err = runWithoutNetwork(ctx, opt, start, cpu0)
 	case opt.CPUBudget != 0 || opt.CPUPerInstance != 0:
@@ -224,6 +235,8 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 		return Summary{}, err
 	}
 	defer rsolver.Close()
+	nk := opt.neuralSearch(eng, dec)
+	defer nk.close()
 	gd := &groupDecoder{opt: &opt, mcfg: mcfg, rd: rd, solver: solver, start: start, lo: lo, hi: hi, pos: lo}
 	nextGroup, stop := gd.groups(ctx, !opt.Overlap)
 	defer stop()
@@ -244,6 +257,7 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 			if opt.ImproveShare > 0 {
 				so.Deadline = so.Deadline.Add(setupPart(opt.SetupShare, setup, len(insts), hi-lo))
 			}
+			nk.set(&so)
 			jobs := engine.ImproveJobs(insts, sols, dec.Seed)
 			if improved, st, err = solve.Improve(ctx, jobs, so); err != nil {
 				return Summary{}, fmt.Errorf("improve: %w", err)
@@ -288,7 +302,75 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 	st.Add(rsolver.Stats())
 	sum.Timing = newTiming(st, ioTime.Seconds(), lsTime.Seconds())
 	sum.Timing.Rescue = rescueTime.Seconds()
+	sum.NeuralSearch = nk.stats()
 	return sum, nil
+}
+
+// neuralSearch makes the Redecoders of the neural kicks inside the
+// searches (Options.NeuralEvery), each over a policy of its own on the
+// engine's sessions, and closes those policies at the end of the run.
+type neuralSearch struct {
+	every int
+	eng   *engine.Engine
+	ro    solve.RedecodeOptions
+	mu    sync.Mutex
+	made  []*solve.Redecoder
+	pols  []*engine.Policy
+}
+
+// neuralSearch returns the run's neuralSearch, nil where NeuralEvery is 0.
+func (opt Options) neuralSearch(eng *engine.Engine, dec engine.SolveOptions) *neuralSearch {
+	if opt.NeuralEvery <= 0 || !opt.Improve {
+		return nil
+	}
+	return &neuralSearch{every: opt.NeuralEvery, eng: eng,
+		ro: solve.RedecodeOptions{Budget: dec.BudgetFor, Lookahead: dec.Lookahead}}
+}
+
+// set gives the searches of so (one solve.Improve call) neural kicks: the
+// Redecoders of the earlier calls first, all idle between calls.
+func (nk *neuralSearch) set(so *solve.Options) {
+	if nk == nil {
+		return
+	}
+	so.Search.NeuralEvery = nk.every
+	handed := 0
+	so.NewRedecoder = func() localsearch.Redecoder {
+		nk.mu.Lock()
+		defer nk.mu.Unlock()
+		if handed < len(nk.made) {
+			handed++
+			return nk.made[handed-1]
+		}
+		handed++
+		pol := nk.eng.NewPolicy()
+		r := solve.NewRedecoder(pol, nk.ro)
+		nk.pols, nk.made = append(nk.pols, pol), append(nk.made, r)
+		return r
+	}
+}
+
+// stats sums what the Redecoders did.
+func (nk *neuralSearch) stats() solve.KickStats {
+	var st solve.KickStats
+	if nk == nil {
+		return st
+	}
+	nk.mu.Lock()
+	defer nk.mu.Unlock()
+	for _, r := range nk.made {
+		st.Add(r.Stats())
+	}
+	return st
+}
+
+func (nk *neuralSearch) close() {
+	if nk == nil {
+		return
+	}
+	for _, p := range nk.pols {
+		p.Close()
+	}
 }
 
 // neuralKicks runs opt.NeuralKicks from the searched tours of one row

@@ -33,6 +33,10 @@ type Summary struct {
 	FoundBy FoundBy
 	// NeuralKicks sums what the neural kicks did (Options.NeuralKicks).
 	NeuralKicks solve.KickStats
+	// NeuralSearch sums what the re-decodes of the neural kicks inside the
+	// searches did (Options.NeuralEvery); their counts in the searches are
+	// Search's.
+	NeuralSearch solve.KickStats
 	// HasReference says whether the gap was computed.
 	HasReference bool
 	// Shard is the run's shard and Rows its instance rows [lo,hi).
@@ -71,6 +75,9 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	if k := s.NeuralKicks; k.Rounds > 0 {
 		f["neural_kicks"] = map[string]any{"kicks": k.Kicks, "accepted": k.Accepted, "failed": k.Failed,
 			"policy_calls": k.PolicyCalls, "decode_s": k.Decode.Seconds(), "doubt_s": k.Doubt.Seconds(), "search_s": k.Search.Seconds()}
+	}
+	if k := s.NeuralSearch; k.Kicks > 0 {
+		f["neural_search"] = map[string]any{"redecodes": k.Kicks, "failed": k.Failed, "policy_calls": k.PolicyCalls, "decode_s": k.Decode.Seconds()}
 	}
 	if !s.Shard.Whole() {
 		f["shard"], f["shard_rows"] = s.Shard.String(), s.Rows

@@ -110,6 +110,11 @@
 // none fits), and GrowTour one grown by insertions into partial tours
 // searched for length; FindFeasible looks for any feasible tour.
 //
+// Options.Redecoder lets a network take part in the kicks: every
+// Options.NeuralEvery-th kick keeps a prefix of the tour and the Redecoder
+// completes it (a neural kick; solve.Redecoder decodes with a model). The
+// package sees the network only through that interface.
+//
 //	res, err := localsearch.Improve(inst, tour, localsearch.Options{Kicks: 50, Seed: 1})
 //	// res.Tour, res.StartCost → res.Cost, res.Feasible, res.Check
 //	res, err = localsearch.ImproveFrom(inst, tours, localsearch.Options{Kicks: 10})

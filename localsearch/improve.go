@@ -147,6 +147,9 @@ func ImproveFromContext(ctx context.Context, inst *lazymask.Instance, starts [][
 		res.Resume.warpStall = se.warpStall // unprobed: all warp kicks, the regime as before
 	}
 
+	if se.neuralErr != nil {
+		return Result{}, fmt.Errorf("improve %s: neural kick: %w", inst.Name, se.neuralErr)
+	}
 	final, err := lazymask.Check(inst, best)
 	res.Tour, res.Check = best, final
 	res.Cost, res.Violation, res.Feasible = final.Cost, final.TotalViolation, final.Feasible
@@ -237,6 +240,9 @@ type search struct {
 	knownCost float64
 	// win is windowSweep's dynamic program (window.go).
 	win windowDP
+	// neuralErr is the Redecoder's error, which ends the search
+	// (neural.go).
+	neuralErr error
 
 	// The search's tours (accept.go). best is the best tour found, of key
 	// bestKey; other is the tour last compared with it (keep). cur is
@@ -277,6 +283,9 @@ func newSearch(inst *lazymask.Instance, opt Options, began time.Time, res *Resul
 	se.p = defaultParams(inst.Problem, inst.N)
 	if opt.tune != nil {
 		opt.tune(&se.p)
+	}
+	if opt.NeuralEvery > 0 {
+		se.p.neuralEvery = opt.NeuralEvery
 	}
 	if opt.Resume.warpOff {
 		se.warpPause, se.warpResume = se.p.warpPauseFirst, se.p.warpPauseFirst

@@ -159,6 +159,15 @@ type Options struct {
 	// not prove one by the deadline. A proof ends the search there
 	// (Result.Optimal), leaving the rest of its time unspent.
 	Prove func(upper float64, deadline time.Time, metric bool) (tour []int, ok bool)
+	// Redecoder, when set, makes every NeuralEvery-th kick a neural kick
+	// (neural.go): the Redecoder completes a kept prefix of the tour the
+	// kicks start from, and the search descends from its tour. nil: no
+	// neural kicks. Reproducible under a kick budget where the Redecoder
+	// is (its seed comes from Seed).
+	Redecoder Redecoder
+	// NeuralEvery is how often a kick is a neural one, with a Redecoder
+	// (0: every tenth, the default of the search's parameters).
+	NeuralEvery int
 
 	// tune, when set, changes the search's tunables after defaultParams
 	// (tests compare a part of the search with and without it this way).
@@ -184,7 +193,7 @@ func (o *Options) validate() error {
 		v    int64
 	}{{"max segment", int64(o.MaxSegment)}, {"max moves", int64(o.MaxMoves)}, {"max iterations", int64(o.MaxIterations)},
 		{"time limit", int64(o.TimeLimit)}, {"kicks", int64(o.Kicks)}, {"max starts", int64(o.MaxStarts)},
-		{"fixed", int64(o.Fixed)}} {
+		{"fixed", int64(o.Fixed)}, {"neural every", int64(o.NeuralEvery)}} {
 		if f.v < 0 {
 			return fmt.Errorf("options: %s is negative (%d)", f.name, f.v)
 		}
@@ -280,6 +289,10 @@ type Result struct {
 	// Restarts counts the TSPTW kick phase's restarts away from a best
 	// tour that stalled (search.restart).
 	Restarts int
+	// NeuralKicks counts the Redecoder's calls (Options.Redecoder), and
+	// NeuralFailed those that gave no feasible tour other than the
+	// current one (the kick then fell back to the other perturbations).
+	NeuralKicks, NeuralFailed int
 	// Optimal: Options.Prove proved Tour optimal.
 	Optimal bool
 	// Stop says why the search ended.

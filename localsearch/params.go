@@ -92,6 +92,17 @@ type params struct {
 	// localMargin is how many positions around each change of a kick a
 	// local descent scans (localKicks).
 	localMargin int
+	// neuralEvery: with a Redecoder (Options.Redecoder), every
+	// neuralEvery-th kick is a neural kick (neural.go); Options.NeuralEvery
+	// replaces it. Why 10: about three per instance in a search of the
+	// paper's n = 50 sets at --preset best (about 30 kicks), where at 40
+	// most searches made none; at neither cadence did it win at equal CPU
+	// time, so no Redecoder is set by default (docs/experiments.md, "A
+	// neural kick inside the search"). neuralKeep is the range of the
+	// share of the customers it keeps, as after the search
+	// (solve.KickOptions; 60–95% did no better).
+	neuralEvery int
+	neuralKeep  [2]float64
 
 	// Acceptance.
 
@@ -180,6 +191,8 @@ func defaultParams(problem lazymask.Problem, n int) params {
 		ruinMax:     12,
 		ruinTries:   20,
 		localMargin: 3,
+		neuralEvery: 10,
+		neuralKeep:  [2]float64{0.2, 0.8},
 
 		acceptDL:       0.015,
 		shuffleDL:      3,

@@ -34,7 +34,7 @@ func (se *search) regime() int {
 // A perturber is one kind of kick: it changes the current feasible tour
 // (search.st) so that the descent after it can reach another local optimum,
 // and reports whether it did (false: the tour is unchanged). Each kind is
-// in its own file: bridge.go, ruin.go, warp.go. (The window sweep and the
+// in its own file: bridge.go, ruin.go, warp.go, neural.go. (The window sweep and the
 // restart, which yield local optima themselves, are steps of the schedule:
 // schedule.go.)
 type perturber interface {
@@ -42,7 +42,8 @@ type perturber interface {
 }
 
 // kickOrder lists the perturbers of the next kick in the order they are
-// tried, the first that changes the tour making the kick: a warp kick when
+// tried, the first that changes the tour making the kick: a neural kick
+// first when one is due (neuralDue), then a warp kick when
 // warp is set (warpDue), else for TSPTW double bridges while those fit (at
 // least ruinFit tenths of the kick's bridges found feasible, on average,
 // over the kicks so far) and ruin and recreate otherwise, each falling back
@@ -52,16 +53,20 @@ type perturber interface {
 // search stays stuck however many kicks it makes, where ruin and recreate
 // moves customers across the whole tour (docs/experiments.md, "Where the
 // search stalled").
-func (se *search) kickOrder(warp bool) [2]perturber {
+func (se *search) kickOrder(warp bool) [3]perturber {
+	var first perturber
+	if se.neuralDue() {
+		first = neuralKicker{}
+	}
 	switch {
 	case !se.st.tsptw:
-		return [2]perturber{bridgeKick{}}
+		return [3]perturber{first, bridgeKick{}}
 	case warp:
-		return [2]perturber{warpKicker{}, bridgeKick{}}
+		return [3]perturber{first, warpKicker{}, bridgeKick{}}
 	case se.regime() == ruinRegime:
-		return [2]perturber{ruinKicker{}, bridgeKick{}}
+		return [3]perturber{first, ruinKicker{}, bridgeKick{}}
 	}
-	return [2]perturber{bridgeKick{}, ruinKicker{}}
+	return [3]perturber{first, bridgeKick{}, ruinKicker{}}
 }
 
 // perturb applies one kick to the current feasible tour (kickOrder).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,6 +58,44 @@ type Options struct {
 	// fail, only some instances try: proofs). A proven instance's search
 	// ends there, and the time it leaves goes to the instances after it.
 	Prove bool
+	// NewRedecoder, when set, gives the searches neural kicks
+	// (localsearch.Options.Redecoder): it returns a new Redecoder, and each
+	// search takes one no other search is using (a network's buffers serve
+	// one goroutine), so at most one per worker is made. Search.NeuralEvery
+	// says how often.
+	NewRedecoder func() localsearch.Redecoder
+}
+
+// redecoders hands each running search a Redecoder of its own, made by
+// Options.NewRedecoder as needed and reused by later searches.
+type redecoders struct {
+	mu   sync.Mutex
+	free []localsearch.Redecoder
+	make func() localsearch.Redecoder
+}
+
+// with runs f with o.Redecoder set to a Redecoder no other search is
+// using (o unchanged where the pool is nil).
+func (p *redecoders) with(o localsearch.Options, f func(localsearch.Options)) {
+	if p == nil {
+		f(o)
+		return
+	}
+	p.mu.Lock()
+	var r localsearch.Redecoder
+	if k := len(p.free); k > 0 {
+		r, p.free = p.free[k-1], p.free[:k-1]
+	} else {
+		r = p.make()
+	}
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.free = append(p.free, r)
+		p.mu.Unlock()
+	}()
+	o.Redecoder = r
+	f(o)
 }
 
 // proveLabels caps the labels of a proof (about 32 bytes each, per
@@ -224,6 +263,11 @@ type Stats struct {
 	Merged        int `json:"merged"`
 	Restarts      int `json:"restarts"`
 	Moves         int `json:"moves"`
+	// NeuralKicks counts the neural kicks tried inside the searches
+	// (Options.NewRedecoder) and NeuralFailed those that gave no feasible
+	// new tour.
+	NeuralKicks  int `json:"neural_kicks,omitempty"`
+	NeuralFailed int `json:"neural_failed,omitempty"`
 	// Proven counts the results proved optimal (Options.Prove); Windows
 	// the windows re-optimised to a shorter order (localsearch's exact
 	// windows).
@@ -248,6 +292,8 @@ func (s *Stats) Add(o Stats) {
 	s.Merged += o.Merged
 	s.Restarts += o.Restarts
 	s.Moves += o.Moves
+	s.NeuralKicks += o.NeuralKicks
+	s.NeuralFailed += o.NeuralFailed
 	s.Proven += o.Proven
 	s.Windows += o.Windows
 	s.Repaired += o.Repaired
@@ -270,6 +316,8 @@ func (s *Stats) count(r *Result) {
 			s.Restarts += w.Restarts
 			s.Moves += w.Moves
 			s.Windows += w.Windows
+			s.NeuralKicks += w.NeuralKicks
+			s.NeuralFailed += w.NeuralFailed
 			s.Elapsed += w.Elapsed
 		}
 	}
@@ -320,8 +368,12 @@ func Improve(ctx context.Context, jobs []Job, opt Options) ([]Result, Stats, err
 	out := make([]Result, len(jobs))
 	errs := make([]error, len(jobs))
 	workers := Workers(opt.Workers)
+	var pool *redecoders
+	if opt.NewRedecoder != nil {
+		pool = &redecoders{make: opt.NewRedecoder}
+	}
 	if opt.Deadline.IsZero() {
-		runPass(ctx, jobs, opt, opt.Deadline, workers, out, errs, nil)
+		runPass(ctx, jobs, opt, opt.Deadline, workers, out, errs, nil, pool)
 	} else {
 		// Two passes within the deadline: every job gets its part (by
 		// Weight) of the first FirstPass of the time, then the time left
@@ -333,14 +385,14 @@ func Improve(ctx context.Context, jobs []Job, opt Options) ([]Result, Stats, err
 		now := time.Now()
 		mid := now.Add(time.Duration(FirstPass * float64(opt.Deadline.Sub(now))))
 		prep := make([]*localsearch.Prepared, len(jobs))
-		runPass(ctx, jobs, opt, mid, workers, out, errs, prep)
+		runPass(ctx, jobs, opt, mid, workers, out, errs, prep, pool)
 		var more []int
 		for i := range out {
 			if errs[i] == nil && needsMore(&out[i]) {
 				more = append(more, i)
 			}
 		}
-		resume(ctx, jobs, more, opt, workers, out, errs, prep)
+		resume(ctx, jobs, more, opt, workers, out, errs, prep, pool)
 	}
 	var st Stats
 	for i := range out {
@@ -361,7 +413,7 @@ const FirstPass = 0.75
 // runPass searches every job, each with its part (by Weight) of the time
 // left before deadline (none when deadline is zero), and keeps each job's
 // search data in prep where that is not nil.
-func runPass(ctx context.Context, jobs []Job, opt Options, deadline time.Time, workers int, out []Result, errs []error, prep []*localsearch.Prepared) {
+func runPass(ctx context.Context, jobs []Job, opt Options, deadline time.Time, workers int, out []Result, errs []error, prep []*localsearch.Prepared, pool *redecoders) {
 	var pending pendingWeight
 	for i := range jobs {
 		pending.v.Add(int64(Weight(jobs[i].Inst)))
@@ -389,7 +441,7 @@ func runPass(ctx context.Context, jobs []Job, opt Options, deadline time.Time, w
 		if opt.Prove && !deadline.IsZero() {
 			p = &tries
 		}
-		out[i], errs[i] = improveOne(ctx, &jobs[i], o, opt.Urgency, p)
+		pool.with(o, func(o localsearch.Options) { out[i], errs[i] = improveOne(ctx, &jobs[i], o, opt.Urgency, p) })
 		if errs[i] != nil {
 			errs[i] = &JobError{Job: i, Start: startOf(errs[i]), Err: errs[i]}
 		}
@@ -412,7 +464,7 @@ func needsMore(r *Result) bool {
 // resume searches the jobs of idx again from their best tours, sharing the
 // time left before opt.Deadline by Weight, and keeps a new tour only where
 // lazymask.Check finds it better; Stats count both passes' work.
-func resume(ctx context.Context, jobs []Job, idx []int, opt Options, workers int, out []Result, errs []error, prep []*localsearch.Prepared) {
+func resume(ctx context.Context, jobs []Job, idx []int, opt Options, workers int, out []Result, errs []error, prep []*localsearch.Prepared, pool *redecoders) {
 	var pending pendingWeight
 	for _, i := range idx {
 		pending.v.Add(int64(Weight(jobs[i].Inst)))
@@ -433,7 +485,9 @@ func resume(ctx context.Context, jobs []Job, idx []int, opt Options, workers int
 		o.Resume = first.Search.Resume
 		first.Resumed = o.TimeLimit
 		job := Job{Inst: jobs[i].Inst, Starts: [][]int{first.Search.Tour}, Seed: jobs[i].Seed + 1, Fixed: jobs[i].Fixed}
-		r, err := improveOne(ctx, &job, o, false, nil)
+		var r Result
+		var err error
+		pool.with(o, func(o localsearch.Options) { r, err = improveOne(ctx, &job, o, false, nil) })
 		if err != nil {
 			errs[i] = &JobError{Job: i, Start: -1, Err: err}
 			return

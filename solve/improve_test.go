@@ -348,7 +348,7 @@ func TestImproveSecondPass(t *testing.T) {
 	opt := Options{Search: localsearch.Options{Kicks: UnboundedKicks, FinishDescent: true}, Deadline: start.Add(4 * pass)}
 	out, errs := make([]Result, len(jobs)), make([]error, len(jobs))
 	prep := make([]*localsearch.Prepared, len(jobs))
-	runPass(context.Background(), jobs, opt, start.Add(pass), workers, out, errs, prep)
+	runPass(context.Background(), jobs, opt, start.Add(pass), workers, out, errs, prep, nil)
 	first := slices.Clone(out)
 	var more []int
 	for i := range first {
@@ -368,7 +368,7 @@ func TestImproveSecondPass(t *testing.T) {
 			t.Fatalf("job %d: the first pass kept no search data for the second", i)
 		}
 	}
-	resume(context.Background(), jobs, more, opt, workers, out, errs, prep)
+	resume(context.Background(), jobs, more, opt, workers, out, errs, prep, nil)
 	took := time.Since(start)
 	var extra time.Duration
 	for i, r := range out {

@@ -221,18 +221,11 @@ func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 			}
 		}
 		t0 := time.Now()
-		counting := &countingPolicy{Policy: pol, scale: 1}
-		if opt.Temperature > 0 {
-			counting.scale = float32(1 / opt.Temperature)
-		}
-		trs, err := dec.Decode(counting, insts, samples, lazymask.Config{
-			Lookahead: opt.Lookahead, Budget: opt.Budget, Semantics: lazymask.Test,
-			Streams: streams, Prefixes: prefixes,
-		})
+		trs, calls, err := redecode(dec, pol, insts, samples, prefixes, streams, opt.Budget, opt.Lookahead, opt.Temperature)
 		if err != nil {
 			return nil, st, fmt.Errorf("neural kicks: round %d: %w", round, err)
 		}
-		st.PolicyCalls += counting.calls
+		st.PolicyCalls += calls
 		st.Decode += time.Since(t0)
 		t0 = time.Now()
 		errs := make([]error, len(insts))
@@ -241,13 +234,8 @@ func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 				return
 			}
 			out[i].Kicks++
-			tr := &trs[i*samples]
-			for j := 1; j < samples; j++ {
-				if c := &trs[i*samples+j]; !c.Failed && (tr.Failed || c.Feasible && (!tr.Feasible || c.Cost < tr.Cost)) {
-					tr = c
-				}
-			}
-			if tr.Failed || tr.Tour == nil {
+			tr := trs[i]
+			if tr == nil {
 				out[i].Failed++
 				return
 			}
@@ -273,6 +261,122 @@ func NeuralKicks(insts []*lazymask.Instance, tours [][]int, policy lazymask.Poli
 	}
 	return finishKicks("neural", insts, out, st)
 }
+
+// redecode decodes samples trajectories of each instance with policy,
+// trajectory i·samples+j from prefixes[i·samples+j] (depot first) with
+// stream seed streams[i·samples+j], sampled (Test semantics, the backtrack
+// budget and look-ahead given; temperature > 0 divides the scores), and
+// returns each instance's best trajectory, nil where all of its
+// trajectories failed, with the policy calls made. Best: the first that
+// did not fail, replaced by a later one that is feasible and, where the
+// one it replaces is feasible, shorter. The neural kicks after the search
+// (NeuralKicks) and the one inside it (Redecoder) decode through here.
+func redecode(dec *lazymask.Decoder, policy lazymask.Policy, insts []*lazymask.Instance, samples int, prefixes [][]int, streams []uint64,
+	budget int, look lazymask.Lookahead, temperature float64) ([]*lazymask.Trajectory, int, error) {
+	counting := &countingPolicy{Policy: policy, scale: 1}
+	if temperature > 0 {
+		counting.scale = float32(1 / temperature)
+	}
+	trs, err := dec.Decode(counting, insts, samples, lazymask.Config{
+		Lookahead: look, Budget: budget, Semantics: lazymask.Test,
+		Streams: streams, Prefixes: prefixes,
+	})
+	if err != nil {
+		return nil, counting.calls, err
+	}
+	best := make([]*lazymask.Trajectory, len(insts))
+	for i := range insts {
+		tr := &trs[i*samples]
+		for j := 1; j < samples; j++ {
+			if c := &trs[i*samples+j]; !c.Failed && (tr.Failed || c.Feasible && (!tr.Feasible || c.Cost < tr.Cost)) {
+				tr = c
+			}
+		}
+		if !tr.Failed && tr.Tour != nil {
+			best[i] = tr
+		}
+	}
+	return best, counting.calls, nil
+}
+
+// sampleSeed is the stream seed of sample j of a re-decode whose first
+// sample has seed s.
+func sampleSeed(s uint64, j int) uint64 {
+	if j == 0 {
+		return s
+	}
+	return mixKick(s + uint64(j)*0x9e3779b97f4a7c15)
+}
+
+// RedecodeOptions configure a Redecoder.
+type RedecodeOptions struct {
+	// Budget is the backtrack budget (Test semantics) of a re-decode of
+	// an n-node instance (nil: 0, no backtracking); Lookahead its
+	// look-ahead.
+	Budget    func(n int) int
+	Lookahead lazymask.Lookahead
+	// Temperature divides the policy's scores before sampling (0 means 1).
+	Temperature float64
+	// Samples is the number of re-decodes per call (0 means 1); the best
+	// of them (redecode's order) is the kick's tour.
+	Samples int
+}
+
+// Redecoder is the localsearch.Redecoder of a lazymask.Policy: the
+// neural kick inside the search (localsearch.Options.Redecoder). Each call
+// decodes the rest of the tour from the kept prefix, sampled from the
+// call's seed, through the code of the neural kicks after the search
+// (redecode); the policy encodes each instance once, at its first call.
+// Not safe for concurrent use: one per goroutine (Options.NewRedecoder).
+type Redecoder struct {
+	policy *encodeOnce
+	dec    *lazymask.Decoder
+	opt    RedecodeOptions
+	stats  KickStats
+}
+
+var _ localsearch.Redecoder = (*Redecoder)(nil)
+
+// NewRedecoder returns a Redecoder over policy.
+func NewRedecoder(policy lazymask.Policy, opt RedecodeOptions) *Redecoder {
+	return &Redecoder{policy: &encodeOnce{Policy: policy}, dec: lazymask.NewDecoder(), opt: opt}
+}
+
+// Redecode decodes inst from prefix and returns the best complete tour of
+// the samples, or nil where every sample failed.
+func (r *Redecoder) Redecode(inst *lazymask.Instance, prefix []int, seed uint64) ([]int, error) {
+	t0 := time.Now()
+	defer func() { r.stats.Decode += time.Since(t0) }()
+	insts := []*lazymask.Instance{inst}
+	if err := r.policy.Begin(insts); err != nil {
+		return nil, fmt.Errorf("policy begin: %w", err)
+	}
+	samples := max(1, r.opt.Samples)
+	prefixes, streams := make([][]int, samples), make([]uint64, samples)
+	for j := range samples {
+		prefixes[j], streams[j] = prefix, sampleSeed(seed, j)
+	}
+	budget := 0
+	if r.opt.Budget != nil {
+		budget = r.opt.Budget(inst.N)
+	}
+	trs, calls, err := redecode(r.dec, r.policy, insts, samples, prefixes, streams, budget, r.opt.Lookahead, r.opt.Temperature)
+	r.stats.PolicyCalls += calls
+	if err != nil {
+		return nil, err
+	}
+	r.stats.Kicks++
+	if trs[0] == nil {
+		r.stats.Failed++
+		return nil, nil
+	}
+	return trs[0].Tour, nil
+}
+
+// Stats returns what the Redecoder did: Kicks counts its re-decodes,
+// Failed those without a complete tour, Decode their wall time and
+// PolicyCalls the policy's Scores calls.
+func (r *Redecoder) Stats() KickStats { return r.stats }
 
 // stepDoubts fills doubt[i] (where nil and the instance has a tour) with
 // StepLogProbs of out[i].Tour and returns the policy calls made (0 or 1).

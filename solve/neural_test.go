@@ -1,10 +1,13 @@
 package solve
 
 import (
+	"context"
 	"errors"
 	"math"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
@@ -244,5 +247,129 @@ func TestBridgeKicks(t *testing.T) {
 	}
 	if _, _, err := BridgeKicks(insts, tours, nil, KickOptions{Rounds: 1, Cut: CutDoubt}); err == nil {
 		t.Fatal("the doubt cut without a policy: no error")
+	}
+}
+
+// guardedRedecoder fails the test where two searches use it at once.
+type guardedRedecoder struct {
+	t     *testing.T
+	r     *Redecoder
+	inUse atomic.Bool
+}
+
+func (g *guardedRedecoder) Redecode(in *lazymask.Instance, prefix []int, seed uint64) ([]int, error) {
+	if !g.inUse.CompareAndSwap(false, true) {
+		g.t.Error("a Redecoder serves two searches at once")
+	}
+	defer g.inUse.Store(false)
+	return g.r.Redecode(in, prefix, seed)
+}
+
+// TestRedecoderInSearch: the Redecoder's tour is the LazyMask decode
+// from the prefix with the call's seed as the sampling stream (one sample)
+// and the best of its samples (several); Improve gives each search a
+// Redecoder of its own, at most one per worker, and its fixed-kick
+// searches with neural kicks repeat whatever the workers, every verdict
+// the replay's, never worse than the start, and differ from the searches
+// without neural kicks.
+func TestRedecoderInSearch(t *testing.T) {
+	t.Parallel()
+	insts, tours := kickFixture(t, lazymask.TSPTW, datasets.Medium, 20, 12)
+	budget := func(int) int { return 50 }
+	for i, in := range insts {
+		if tours[i] == nil {
+			continue
+		}
+		prefix := tours[i][:8]
+		r := NewRedecoder(&lazymask.RandomL{}, RedecodeOptions{Budget: budget})
+		got, err := r.Redecode(in, prefix, uint64(40+i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := lazymask.Decode(&lazymask.RandomL{}, []*lazymask.Instance{in}, 1,
+			lazymask.Config{Budget: 50, Streams: []uint64{uint64(40 + i)}, Prefixes: [][]int{prefix}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want[0].Tour) {
+			t.Fatalf("instance %d: Redecoder %v, decode %v", i, got, want[0].Tour)
+		}
+		r4 := NewRedecoder(&lazymask.RandomL{}, RedecodeOptions{Budget: budget, Samples: 4})
+		best, err := r4.Redecode(in, prefix, uint64(40+i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var streams []uint64
+		for j := range 4 {
+			streams = append(streams, sampleSeed(uint64(40+i), j))
+		}
+		all, err := lazymask.Decode(&lazymask.RandomL{}, []*lazymask.Instance{in}, 4,
+			lazymask.Config{Budget: 50, Streams: streams, Prefixes: [][]int{prefix, prefix, prefix, prefix}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bc, _ := lazymask.Check(in, best); best != nil {
+			for j, tr := range all {
+				if tr.Feasible && (!bc.Feasible || tr.Cost < bc.Cost-1e-12) {
+					t.Fatalf("instance %d: sample %d (cost %v) beats the Redecoder's best (feasible %v, %v)", i, j, tr.Cost, bc.Feasible, bc.Cost)
+				}
+			}
+		}
+		if st := r4.Stats(); st.Kicks != 1 || st.PolicyCalls == 0 {
+			t.Fatalf("instance %d: stats %+v", i, st)
+		}
+	}
+
+	var jobs []Job
+	for i, in := range insts {
+		jobs = append(jobs, Job{Inst: in, Starts: [][]int{tours[i]}, Seed: uint64(i)})
+	}
+	search := localsearch.Options{Kicks: 30, NeuralEvery: 3}
+	run := func(workers int, neural bool) ([]Result, Stats, int) {
+		var mu sync.Mutex
+		made := 0
+		opt := Options{Search: search, Workers: workers}
+		if neural {
+			opt.NewRedecoder = func() localsearch.Redecoder {
+				mu.Lock()
+				made++
+				mu.Unlock()
+				return &guardedRedecoder{t: t, r: NewRedecoder(&lazymask.RandomL{}, RedecodeOptions{Budget: budget})}
+			}
+		}
+		out, st, err := Improve(context.Background(), jobs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, st, made
+	}
+	one, st1, made1 := run(1, true)
+	three, st3, made3 := run(3, true)
+	off, stOff, _ := run(3, false)
+	st1.Elapsed, st3.Elapsed = 0, 0 // wall time
+	if made1 != 1 || made3 < 1 || made3 > 3 {
+		t.Fatalf("%d Redecoders for 1 worker, %d for 3", made1, made3)
+	}
+	if st1.NeuralKicks == 0 || st1 != st3 || stOff.NeuralKicks != 0 {
+		t.Fatalf("stats: 1 worker %+v, 3 workers %+v, without %+v", st1, st3, stOff)
+	}
+	differ := 0
+	for i, r := range one {
+		if !slices.Equal(r.Search.Tour, three[i].Search.Tour) {
+			t.Fatalf("job %d: 1 worker %v, 3 workers %v", i, r.Search.Tour, three[i].Search.Tour)
+		}
+		if !r.Searched {
+			continue
+		}
+		chk, _ := lazymask.Check(insts[i], r.Search.Tour)
+		if r.Final != chk.Verdict() || lazymask.Compare(r.Final, r.Given) > 0 {
+			t.Fatalf("job %d: final %+v, replay %+v, given %+v", i, r.Final, chk.Verdict(), r.Given)
+		}
+		if !slices.Equal(r.Search.Tour, off[i].Search.Tour) || r.Search.Evaluations != off[i].Search.Evaluations {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Fatal("the neural kicks changed no search")
 	}
 }

@@ -64,6 +64,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.IntFlag{Name: "rescue-budget", Value: d.RescueBudget, Usage: "largest budget of the rescue's retries"},
 			&cli.Float64Flag{Name: "improve-share", Value: 0, Usage: "search time as a share of the decode time, backtracking left out (0 = off; at most 1000)"},
 			&cli.IntFlag{Name: "neural-kicks", Value: 0, Usage: "after the search, this many kicks per instance that re-decode the best tour's end with the model (0 = off)"},
+			&cli.IntFlag{Name: "neural-every", Value: 0, Usage: "with --improve, every K-th kick of the search re-decodes the tour's end with the model (0 = off)"},
 			&cli.StringFlag{Name: "neural-cut", Value: "random", Usage: "where a neural kick cuts the tour: random, or doubt (before the steps the model finds least likely)"},
 			&cli.StringFlag{Name: "infeasible", Value: infer.InfeasibleNone, Usage: "for an instance without a feasible tour: none, drop (serve the most stops) or late (serve all, least lateness)"},
 			&cli.DurationFlag{Name: "infeasible-time", Value: explain.DefaultTime, Usage: "time for each instance's --infeasible drop or late"},
@@ -154,6 +155,7 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	set("rescue-time", func() { opt.RescueTime = c.Duration("rescue-time") })
 	set("rescue-budget", func() { opt.RescueBudget = c.Int("rescue-budget") })
 	set("neural-kicks", func() { opt.NeuralKicks.Rounds = c.Int("neural-kicks") })
+	set("neural-every", func() { opt.NeuralEvery = c.Int("neural-every") })
 	if opt.NeuralKicks.Cut, err = solve.ParseCutRule(c.String("neural-cut")); err != nil {
 		return opt, "", cliapp.Usagef("--neural-cut: %w", err)
 	}
@@ -198,6 +200,12 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 		return opt, "", cliapp.Usagef("--neural-kicks %d: want ≥ 0", opt.NeuralKicks.Rounds)
 	case opt.NeuralKicks.Rounds > 0 && !opt.Improve:
 		return opt, "", cliapp.Usagef("--neural-kicks needs --improve")
+	case opt.NeuralEvery < 0:
+		return opt, "", cliapp.Usagef("--neural-every %d: want ≥ 0", opt.NeuralEvery)
+	case opt.NeuralEvery > 0 && !opt.Improve:
+		return opt, "", cliapp.Usagef("--neural-every needs --improve")
+	case opt.NeuralEvery > 0 && !network:
+		return opt, "", cliapp.Usagef("--neural-every re-decodes with the model: it needs --starts network, not %s", opt.Starts)
 	case network && opt.Model == "" && !c.Bool("print-settings"):
 		return opt, "", cliapp.Usagef("--model is required with --starts network (the default); --starts random-l or urgency runs without a model")
 	case !network && opt.Model != "":

@@ -37,6 +37,7 @@ func printSettings(w io.Writer, preset string, o infer.Options) error {
 		{"min kicks", strconv.Itoa(o.Search.MinKicks), "preset only: kicks every instance gets whatever its time"},
 		{"--improve-starts", strconv.Itoa(o.Search.MaxStarts), "start tours per instance (0: all)"},
 		{"--improve-no-merge", onOff(o.Search.NoMerge), ""},
+		{"--neural-every", strconv.Itoa(o.NeuralEvery), "every K-th kick of the search re-decodes with the model (0: off)"},
 		{"--neural-kicks", strconv.Itoa(o.NeuralKicks.Rounds), "kicks per instance that re-decode with the model, after the search (0: off)"},
 		{"--neural-cut", o.NeuralKicks.Cut.String(), ""},
 		{"--rescue-time", o.RescueTime.String(), "time cap of the rescue per instance without a tour"},
