@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -36,6 +37,13 @@ type QuantOptions struct {
 	// are such products: a per-tensor 8-bit grid over raw features would
 	// blur them, and they cost little.
 	MinInner int
+	// Decoder quantises decoder.onnx too (QuantizeDir). By default it is
+	// copied as it is: its products are [R,d]·[d,d] per step, too small
+	// for int8 to pay, and they feed the logits directly.
+	Decoder bool
+	// Keep leaves in float32 the products whose weight name contains any
+	// of these strings (e.g. "ffn/w2").
+	Keep []string
 }
 
 func (o QuantOptions) minInner() int {
@@ -118,6 +126,10 @@ func QuantizeModel(m *ModelProto, opts QuantOptions) (*ModelProto, QuantReport, 
 		}
 		if w.DataType != int32(Float) || len(w.Dims) != 2 {
 			rep.Kept = append(rep.Kept, fmt.Sprintf("%s (weight shape %v, not a rank-2 float32 matrix)", w.Name, w.Dims))
+			continue
+		}
+		if kept := slices.IndexFunc(opts.Keep, func(k string) bool { return strings.Contains(w.Name, k) }); kept >= 0 {
+			rep.Kept = append(rep.Kept, fmt.Sprintf("%s (kept: %q)", w.Name, opts.Keep[kept]))
 			continue
 		}
 		rows, cols := int(w.Dims[0]), int(w.Dims[1])
@@ -309,6 +321,15 @@ func QuantizeDir(in, out string, opts QuantOptions, force bool) (map[string]Quan
 	reports := map[string]QuantReport{}
 	files := map[string][]byte{}
 	for _, f := range []string{features.EncoderFile, features.DecoderFile} {
+		if f == features.DecoderFile && !opts.Decoder {
+			b, err := os.ReadFile(filepath.Join(in, f))
+			if err != nil {
+				return nil, err
+			}
+			files[f] = b
+			reports[f] = QuantReport{Kept: []string{"all (decoder not quantised)"}}
+			continue
+		}
 		m, rep, err := QuantizeFile(filepath.Join(in, f), opts)
 		if err != nil {
 			return nil, err
