@@ -144,9 +144,15 @@ func greedyAgreement(t *testing.T, dir, qdir string, insts []*lazymask.Instance,
 func TestInt8CopyOfTinyModels(t *testing.T) {
 	needRuntime(t)
 	for _, tc := range []struct {
-		p lazymask.Problem
+		p     lazymask.Problem
 		bound logitShift
-	}{{lazymask.TSPTW, logitShift{1, 1, 1, 0}}, {lazymask.TSPDL, logitShift{1, 1, 1, 0}}} {
+	}{
+		// Measured (AVX-512 VNNI), encoder only / encoder and decoder:
+		// TSPTW max |Δ log p| 0.040 / 0.092, max |Δ p| 0.004 / 0.020, same
+		// argmax 100 / 98%; TSPDL 0.021 / 0.093, 0.007 / 0.019, 100 / 98%.
+		{lazymask.TSPTW, logitShift{MaxLogP: 0.2, MaxLogPL: 0.2, MaxProb: 0.05, Argmax: 0.9}},
+		{lazymask.TSPDL, logitShift{MaxLogP: 0.2, MaxLogPL: 0.2, MaxProb: 0.05, Argmax: 0.9}},
+	} {
 		t.Run(tc.p.String(), func(t *testing.T) {
 			dir := filepath.Join("testdata", "tiny-"+tc.p.String())
 			qdir := t.TempDir()
@@ -200,7 +206,9 @@ func TestInt8CopyOfShippedNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	insts := randomInstances(lazymask.TSPTW, 8, 50, 41)
-	checkShift(t, quantParity(t, dir, qdir, insts), logitShift{MaxLogP: 1, MaxLogPL: 1, MaxProb: 1, Argmax: 0})
+	// Measured (AVX-512 VNNI): max |Δ log p| 0.46, max |Δ p| 0.107, same
+	// argmax in 94% of 50 synthetic rows.
+	checkShift(t, quantParity(t, dir, qdir, insts), logitShift{MaxLogP: 1, MaxLogPL: 1, MaxProb: 0.2, Argmax: 0.85})
 }
 
 // TestQuantizeDirRefusals: the input is never the output, a model already

@@ -47,14 +47,17 @@ func quantizeCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "quantize",
 		Usage:     "write a copy of a model directory whose weight products run in int8 (onnxruntime CPU)",
-		UsageText: "lmask-train quantize --model MODELDIR --out MODELDIR [--force]",
+		UsageText: "lmask-train quantize --model MODELDIR --out MODELDIR [--decoder] [--keep NAME...] [--force]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "model", Required: true, Usage: "float32 model directory (encoder.onnx, decoder.onnx, config.json); never changed"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "model directory to write (not --model)"},
+			&cli.BoolFlag{Name: "decoder", Usage: "quantise decoder.onnx too (by default it is copied as it is)"},
+			&cli.StringSliceFlag{Name: "keep", Usage: "keep in float32 the weight products whose weight name contains this (repeatable, e.g. ffn/w2)"},
 			&cli.BoolFlag{Name: "force", Usage: "replace the model already in --out"},
 		},
 		Action: func(c *cli.Context) error {
-			reps, err := onnx.QuantizeDir(c.String("model"), c.String("out"), onnx.QuantOptions{}, c.Bool("force"))
+			opts := onnx.QuantOptions{Decoder: c.Bool("decoder"), Keep: c.StringSlice("keep")}
+			reps, err := onnx.QuantizeDir(c.String("model"), c.String("out"), opts, c.Bool("force"))
 			if err != nil {
 				return err
 			}
