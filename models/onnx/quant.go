@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/lmask/lmask/internal/atomicfile"
+	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/models/features"
 )
 
@@ -306,7 +307,7 @@ func QuantizeDir(in, out string, opts QuantOptions, force bool) (map[string]Quan
 		return nil, err
 	}
 	if ai == ao {
-		return nil, fmt.Errorf("quantize: --out %s is the input model directory; the float model is never replaced", out)
+		return nil, fmt.Errorf("quantize: %w", opterr.New("Out", out, "is the input model directory; the float32 model is never replaced"))
 	}
 	if _, err := features.ReadConfig(in); err != nil {
 		return nil, fmt.Errorf("quantize %s: %w", in, err)
@@ -314,7 +315,7 @@ func QuantizeDir(in, out string, opts QuantOptions, force bool) (map[string]Quan
 	if !force {
 		for _, f := range []string{features.EncoderFile, features.DecoderFile, features.ConfigFile} {
 			if _, err := os.Stat(filepath.Join(out, f)); err == nil {
-				return nil, fmt.Errorf("quantize: %s already exists (pass --force to replace it)", filepath.Join(out, f))
+				return nil, fmt.Errorf("quantize: %w", opterr.New("Out", out, "already holds %s; pass %v to replace it", f, opterr.Name("Force")))
 			}
 		}
 	}
@@ -327,7 +328,7 @@ func QuantizeDir(in, out string, opts QuantOptions, force bool) (map[string]Quan
 				return nil, err
 			}
 			files[f] = b
-			reports[f] = QuantReport{Kept: []string{"all (decoder not quantised)"}}
+			reports[f] = QuantReport{}
 			continue
 		}
 		m, rep, err := QuantizeFile(filepath.Join(in, f), opts)
@@ -364,15 +365,23 @@ func QuantizeDir(in, out string, opts QuantOptions, force bool) (map[string]Quan
 func quantCard(in string, reports map[string]QuantReport, orig []byte) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# int8 copy of %s\n\n", filepath.Base(filepath.Clean(in)))
-	fmt.Fprintf(&b, "The float32 model of `%s` with its weight products quantised by `lmask-train quantize`: every MatMul "+
+	which := "encoder.onnx's"
+	if reports[features.DecoderFile].Quantized != nil {
+		which = "encoder.onnx's and decoder.onnx's"
+	}
+	fmt.Fprintf(&b, "The float32 model of `%s` with %s weight products quantised by `lmask-train quantize`: every MatMul "+
 		"with a constant weight matrix of at least 16 rows runs as onnxruntime's `DynamicQuantizeMatMul` (com.microsoft): "+
 		"the weight int8, symmetric, one scale per output column; the activation quantised per tensor to uint8 when "+
 		"the graph runs; the bias that followed it folded in. Attention products (two run-time values), the input "+
 		"layers (2 and 4 raw features), normalisation, softmax and the masks stay float32. It needs onnxruntime's "+
-		"CPU provider (contrib operators), and it is a copy for inference only: `lmask-train` cannot resume from it.\n\n", in)
+		"CPU provider (contrib operators), and it is a copy for inference only: `lmask-train` cannot resume from it.\n\n", in, which)
 	b.WriteString("| file | quantised weights | float32 MB → int8 MB | worst column error (of the column's max) | kept float32 |\n|---|---|---|---|---|\n")
 	for _, f := range []string{features.EncoderFile, features.DecoderFile} {
 		r := reports[f]
+		if r.Quantized == nil {
+			fmt.Fprintf(&b, "| %s | none | — | — | the whole graph, copied as it is |\n", f)
+			continue
+		}
 		fb, ib, worst := 0, 0, 0.0
 		for _, q := range r.Quantized {
 			fb += q.FloatBytes
