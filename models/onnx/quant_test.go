@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,5 +121,37 @@ func TestReadWeightsRefusesInt8Copy(t *testing.T) {
 	_, _, err := ReadWeights(q)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(q, features.EncoderFile)) || !strings.Contains(err.Error(), "int8") {
 		t.Fatalf("ReadWeights of an int8 copy: %v", err)
+	}
+}
+
+// TestShippedInt8CopiesAreCurrent: every models/pretrained/<name>-int8 is
+// what lmask-train quantize makes of models/pretrained/<name> now (graphs
+// and config.json byte for byte), so a retrained network cannot ship with
+// a stale int8 copy.
+func TestShippedInt8CopiesAreCurrent(t *testing.T) {
+	copies, _ := filepath.Glob(filepath.Join("..", "pretrained", "*-int8"))
+	if len(copies) == 0 {
+		t.Skip("no shipped int8 copies under models/pretrained")
+	}
+	for _, q := range copies {
+		base := strings.TrimSuffix(q, "-int8")
+		out := filepath.Join(t.TempDir(), "q")
+		if _, err := QuantizeDir(base, out, QuantOptions{}, false); err != nil {
+			t.Fatalf("%s: %v", base, err)
+		}
+		for _, f := range []string{features.EncoderFile, features.DecoderFile, features.ConfigFile} {
+			want, err := os.ReadFile(filepath.Join(out, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(q, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from the int8 copy of %s (rerun lmask-train quantize --force --model %s --out %s)",
+					filepath.Join(q, f), base, base, q)
+			}
+		}
 	}
 }
