@@ -142,6 +142,9 @@ func QuantizeModel(m *ModelProto, opts QuantOptions) (*ModelProto, QuantReport, 
 		if err != nil {
 			return nil, rep, fmt.Errorf("quantize: %w", err)
 		}
+		if k := slices.IndexFunc(data, func(v float32) bool { return math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) }); k >= 0 {
+			return nil, rep, fmt.Errorf("quantize: weight %q holds %v at index %d", w.Name, data[k], k)
+		}
 		names, done := quantised[w.Name]
 		q := QuantizedMatMul{Weight: w.Name, Rows: rows, Cols: cols, FloatBytes: 4 * rows * cols, Int8Bytes: rows*cols + 4*cols}
 		if !done {

@@ -104,6 +104,19 @@ func TestQuantizeModelRewritesWeightProducts(t *testing.T) {
 	if _, _, err := QuantizeModel(q, QuantOptions{}); err == nil || !strings.Contains(err.Error(), "already quantised") {
 		t.Fatalf("second rewrite: %v", err)
 	}
+	// A weight that is not finite is refused by name.
+	var mb ModelProto
+	if err := proto.Unmarshal(enc, &mb); err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range mb.Graph.Initializer {
+		if ti.Name == name {
+			binary.LittleEndian.PutUint32(ti.RawData[20:], math.Float32bits(float32(math.Inf(1))))
+		}
+	}
+	if _, _, err := QuantizeModel(&mb, QuantOptions{}); err == nil || !strings.Contains(err.Error(), name) {
+		t.Fatalf("a NaN weight: %v", err)
+	}
 }
 
 // TestReadWeightsRefusesInt8Copy: training cannot start from an int8 copy,
