@@ -5,7 +5,7 @@
 # decoder's summed seconds, gap, infeasible rates) and the median CPU ratio int8 / float32 per set.
 #   scripts/bench-int8.sh [LIMIT] [REPS] [EXTRA lmask-infer FLAGS...]      (defaults 300 5)
 # The int8 copies are written once under out/int8 by lmask-train quantize. LMASK_EVAL_SETS picks sets
-# (tsptw50-medium,tspdl50-hard by default).
+# (tsptw50-medium,tspdl50-hard by default). The int8 decode's cost alone: go test -bench Int8Decode ./engine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 limit=${1:-300}; reps=${2:-5}; shift $(( $# < 2 ? $# : 2 ))
