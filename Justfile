@@ -109,6 +109,10 @@ bench-infeasible count="1000" model="models/pretrained/tsptw50-medium":
 bench-frontier n50="300" n100="100" reps="3":
     bash scripts/bench-frontier.sh {{n50}} {{n100}} {{reps}}
 
+# int8 copies against their float32 networks: greedy ×8 on the first LIMIT of the paper's sets, REPS alternated pairs (CPU ratio, gaps).
+bench-int8 limit="300" reps="3" *flags="":
+    bash scripts/bench-int8.sh {{limit}} {{reps}} {{flags}}
+
 # Peak RSS of lmask-infer on a file of SMALL and of LARGE generated instances, and on one shard of the large one.
 rss-infer small="10000" large="100000":
     bash scripts/rss-infer.sh {{small}} {{large}}

@@ -2,7 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/models/features"
@@ -141,4 +146,87 @@ func BenchmarkDecoderStepFormats(b *testing.B) {
 		p.Close()
 		e.Close()
 	}
+}
+
+// BenchmarkInt8Decode decodes 64 random TSPTW-50 instances greedily under
+// 2 transforms (the network part of --preset best) with the shipped
+// TSPTW-50 medium network in float32 and in its int8 copies (encoder only;
+// encoder and decoder), and in float32 under other session options; the
+// variants alternate within each iteration and the metrics are the
+// process's CPU time (user + sys) per instance and the median ratio to
+// float32 of the same iteration.
+func BenchmarkInt8Decode(b *testing.B) {
+	if err := Available(); err != nil {
+		b.Skipf("onnxruntime not available (set %s): %v", LibraryEnv, err)
+	}
+	dir := filepath.Join("..", "models", "pretrained", "tsptw50-medium")
+	if _, err := os.Stat(filepath.Join(dir, features.EncoderFile)); err != nil {
+		b.Skipf("shipped model not present: %v", err)
+	}
+	enc, both := b.TempDir(), b.TempDir()
+	if _, err := onnx.QuantizeDir(dir, enc, onnx.QuantOptions{}, false); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := onnx.QuantizeDir(dir, both, onnx.QuantOptions{Decoder: true}, false); err != nil {
+		b.Fatal(err)
+	}
+	variants := []struct {
+		name string
+		dir  string
+		opts Options
+	}{
+		{"float32", dir, Options{Threads: 1, Workers: 2}},
+		{"int8-encoder", enc, Options{Threads: 1, Workers: 2}},
+		{"int8-both", both, Options{Threads: 1, Workers: 2}},
+		{"float32-opt-basic", dir, Options{Threads: 1, Workers: 2, GraphOptimization: "basic"}},
+		{"float32-threads2", dir, Options{Threads: 2, Workers: 2}},
+		{"float32-threads2-nospin", dir, Options{Threads: 2, Workers: 2, NoSpinning: true}},
+		{"int8-encoder-threads2-nospin", enc, Options{Threads: 2, Workers: 2, NoSpinning: true}},
+	}
+	engines := make([]*Engine, len(variants))
+	for i, v := range variants {
+		e, err := Open(v.dir, v.opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer e.Close()
+		engines[i] = e
+	}
+	insts := randomInstances(lazymask.TSPTW, 64, 50, 17)
+	so := SolveOptions{Aug: 2, Budget: 100}
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			b.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	per := make([][]float64, len(variants))
+	ratios := make([][]float64, len(variants))
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		for i, e := range engines {
+			c0 := cpu()
+			if _, err := e.Solve(insts, so); err != nil {
+				b.Fatal(err)
+			}
+			per[i] = append(per[i], float64((cpu()-c0).Microseconds())/float64(len(insts)))
+		}
+		for i := range variants {
+			ratios[i] = append(ratios[i], per[i][it]/per[0][it])
+		}
+	}
+	for i, v := range variants {
+		b.ReportMetric(median(per[i]), "cpu-µs/inst-"+v.name)
+		b.ReportMetric(median(ratios[i]), "ratio-"+v.name)
+	}
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

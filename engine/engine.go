@@ -37,6 +37,13 @@ type Options struct {
 	Library string
 	// CUDADevice is the GPU ordinal used with Device "cuda".
 	CUDADevice int
+	// GraphOptimization is onnxruntime's graph optimisation level:
+	// "disable", "basic", "extended" or "all"; "" keeps the runtime's
+	// default (all).
+	GraphOptimization string
+	// NoSpinning stops idle intra-op threads from spinning (onnxruntime's
+	// session.intra_op.allow_spinning = 0); it matters with Threads > 1.
+	NoSpinning bool
 }
 
 // Engine holds the encoder and decoder sessions of one model directory.
@@ -129,6 +136,23 @@ func (e *Engine) sessionOptions() (*ort.SessionOptions, error) {
 	}
 	if err := so.SetInterOpNumThreads(1); err != nil {
 		return fail(fmt.Errorf("set inter-op threads: %w", err))
+	}
+	if l := e.opts.GraphOptimization; l != "" {
+		levels := map[string]ort.GraphOptimizationLevel{"disable": ort.GraphOptimizationLevelDisableAll,
+			"basic": ort.GraphOptimizationLevelEnableBasic, "extended": ort.GraphOptimizationLevelEnableExtended,
+			"all": ort.GraphOptimizationLevelEnableAll}
+		lv, ok := levels[l]
+		if !ok {
+			return fail(fmt.Errorf("unknown graph optimisation level %q (want disable, basic, extended or all)", l))
+		}
+		if err := so.SetGraphOptimizationLevel(lv); err != nil {
+			return fail(fmt.Errorf("set graph optimisation level %s: %w", l, err))
+		}
+	}
+	if e.opts.NoSpinning {
+		if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+			return fail(fmt.Errorf("session option allow_spinning: %w", err))
+		}
 	}
 	switch e.opts.Device {
 	case DeviceCPU:

@@ -8,7 +8,9 @@
 #   scripts/bench-frontier.sh [N50] [N100] [REPS]       (defaults: 300 100 3; TSPDL-100 takes N100/2)
 # LMASK_EVAL_SETS=tsptw50-easy,tspdl100-hard,... picks sets; LMASK_FRONTIER_BUDGETS=fast,best picks budgets;
 # LMASK_FRONTIER_JSON=FILE writes the report (command, date, machine, every run) there; LMASK_FRONTIER_NET_FLAGS="--aug 1"
-# adds lmask-infer flags to every network run (the levers of the network's cost: transforms, --batch, --threads).
+# adds lmask-infer flags to every network run (the levers of the network's cost: transforms, --batch, --threads);
+# LMASK_FRONTIER_MODELS=DIR runs the network from DIR/<set> instead of models/pretrained/<set> (e.g. int8 copies
+# written by lmask-train quantize).
 # The n = 100 sets: the paper's n = 100 files are not published, so each is the project's generator's (seed 9100,
 # as eval-n100), with a model-free reference (Random-L ×8 improved by the local search from the 4 best tours and
 # the urgency order with 200 kicks), built once and cached under out/frontier. Both pipelines run the same local
@@ -23,13 +25,14 @@ mkdir -p out/paper out/frontier bin
 go build -o bin/ ./cmd/lmask-data ./cmd/lmask-infer
 export ONNXRUNTIME_SHARED_LIBRARY_PATH=${ONNXRUNTIME_SHARED_LIBRARY_PATH:-$PWD/third_party/onnxruntime/libonnxruntime.so}
 source scripts/paper-sets.sh
+models=${LMASK_FRONTIER_MODELS:-models/pretrained}
 sets=()
 if [ -d "$src" ]; then
   for s in tsptw:easy:pyvrp tsptw:medium:pyvrp tspdl:medium:lkh tspdl:hard:lkh; do
     IFS=: read -r p h ref <<<"$s"
     wanted "${p}50-$h" || continue
     paper_set "$p" "$h" "$ref" 50 || continue
-    sets+=(-set "${p^^}-50 $h|models/pretrained/${p}50-$h|$inst|$refs|$n50")
+    sets+=(-set "${p^^}-50 $h|$models/${p}50-$h|$inst|$refs|$n50")
   done
 else
   echo "bench-frontier: $src not found (set LMASK_SHARED); the paper's n = 50 sets are left out" >&2
@@ -49,7 +52,7 @@ for s in tsptw:medium:200:$n100 tspdl:hard:150:$n100dl; do
     bin/lmask-data improve --instances "$data" --solutions out/frontier/randoml-$name-$count.parquet --out "$ref" --per-instance \
       --starts 4 --urgency --kicks 200 >/dev/null
   fi
-  sets+=(-set "${p^^}-100 $h|models/pretrained/${p}100-$h|$data|$ref|$count")
+  sets+=(-set "${p^^}-100 $h|$models/${p}100-$h|$data|$ref|$count")
 done
 [ ${#sets[@]} -gt 0 ] || { echo "bench-frontier: no set to run" >&2; exit 1; }
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)

@@ -8,7 +8,10 @@ import (
 
 	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
+	"github.com/lmask/lmask/internal/modelpath"
 	"github.com/lmask/lmask/internal/opterr"
+	"github.com/lmask/lmask/models/features"
+	"github.com/lmask/lmask/models/onnx"
 	"github.com/lmask/lmask/trainer"
 )
 
@@ -35,6 +38,42 @@ func exportCommand(stdout io.Writer) *cli.Command {
 			}
 			fmt.Fprintf(stdout, "exported %s-%d model (layers %d, d_model %d, heads %d, ffn %d, rie %v) to %s\n",
 				mc.Problem, mc.TrainSize, mc.Layers, mc.DModel, mc.Heads, mc.FFN, mc.RIE, c.String("out"))
+			return nil
+		},
+	}
+}
+
+// quantizeCommand writes an int8 copy of an exported model directory.
+func quantizeCommand(stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "quantize",
+		Usage:     "write a copy of a model directory whose weight products run in int8 (onnxruntime CPU)",
+		UsageText: "lmask-train quantize --model MODELDIR --out MODELDIR [--decoder] [--keep NAME...] [--force]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "model", Required: true, Usage: "float32 model directory (encoder.onnx, decoder.onnx, config.json) or shipped model name; never changed"},
+			&cli.StringFlag{Name: "out", Required: true, Usage: "model directory to write (not --model)"},
+			&cli.BoolFlag{Name: "decoder", Usage: "quantise decoder.onnx too (by default it is copied as it is)"},
+			&cli.StringSliceFlag{Name: "keep", Usage: "keep in float32 the weight products whose weight name contains this (repeatable, e.g. ffn/w2)"},
+			&cli.BoolFlag{Name: "force", Usage: "replace the model already in --out"},
+		},
+		Action: func(c *cli.Context) error {
+			opts := onnx.QuantOptions{Decoder: c.Bool("decoder"), Keep: c.StringSlice("keep")}
+			model, err := modelpath.Resolve(c.String("model"))
+			if err != nil {
+				return err
+			}
+			reps, err := onnx.QuantizeDir(model, c.String("out"), opts, c.Bool("force"))
+			if err != nil {
+				return err
+			}
+			for _, f := range []string{features.EncoderFile, features.DecoderFile} {
+				if reps[f].Quantized == nil {
+					fmt.Fprintf(stdout, "%s: copied as float32\n", f)
+					continue
+				}
+				fmt.Fprintf(stdout, "%s: %d weight products in int8, %d kept in float32\n", f, len(reps[f].Quantized), len(reps[f].Kept))
+			}
+			fmt.Fprintf(stdout, "wrote %s\n", c.String("out"))
 			return nil
 		},
 	}

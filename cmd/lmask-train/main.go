@@ -31,6 +31,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 var optionFlags = map[string]string{
 	"Backends": "backends", "Cand": "cand", "Checkpoint": "checkpoint", "Decoder": "decoder", "Force": "force",
 	"Groups": "group", "Hardness": "hardness", "Imitate": "imitate", "InitFrom": "init-from", "Layers": "layers",
-	"Out": "out", "Problem": "problem", "Size": "size", "TrainData": "train-data", "Val": "val", "ValRef": "val-ref",
+	"Model": "model", "Out": "out", "Problem": "problem", "Size": "size", "TrainData": "train-data", "Val": "val", "ValRef": "val-ref",
 	"ValSplit": "val-split",
 }

@@ -213,3 +213,48 @@ func TestRun_RefusesSpecialRunFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestRun_Quantize writes an int8 copy of the tiny test model: the copy has
+// the four files and a card that says what was quantised, the input is
+// unchanged, a second run without --force and a run onto the input fail
+// with the flag spelled, and a missing model names its file.
+func TestRun_Quantize(t *testing.T) {
+	src := filepath.Join("..", "..", "engine", "testdata", "tiny-tsptw")
+	before, err := os.ReadFile(filepath.Join(src, "encoder.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "int8")
+	var stdout, stderr bytes.Buffer
+	args := []string{"lmask-train", "quantize", "--model", src, "--out", out}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "encoder.onnx: 9 weight products in int8") || !strings.Contains(stdout.String(), "decoder.onnx: copied as float32") {
+		t.Fatalf("output:\n%s", stdout.String())
+	}
+	for _, f := range []string{"encoder.onnx", "decoder.onnx", "config.json", "MODEL_CARD.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	card, _ := os.ReadFile(filepath.Join(out, "MODEL_CARD.md"))
+	if !strings.Contains(string(card), "DynamicQuantizeMatMul") || !strings.Contains(string(card), "| encoder.onnx | 9 |") {
+		t.Fatalf("card:\n%s", card)
+	}
+	if after, _ := os.ReadFile(filepath.Join(src, "encoder.onnx")); !bytes.Equal(before, after) {
+		t.Fatal("the input model changed")
+	}
+	if err := run(context.Background(), args, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("second run: %v", err)
+	}
+	onto := []string{"lmask-train", "quantize", "--model", src, "--out", src, "--force"}
+	if err := run(context.Background(), onto, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "--out") {
+		t.Fatalf("onto the input: %v", err)
+	}
+	missing := filepath.Join(t.TempDir(), "none")
+	err = run(context.Background(), []string{"lmask-train", "quantize", "--model", missing, "--out", filepath.Join(t.TempDir(), "q")}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(missing, "config.json")) {
+		t.Fatalf("missing model: %v", err)
+	}
+}

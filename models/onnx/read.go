@@ -109,6 +109,11 @@ func readInitializers(path string, out map[string]features.Tensor) error {
 	if m.Graph == nil {
 		return fmt.Errorf("%s: no graph", path)
 	}
+	for _, kv := range m.MetadataProps {
+		if kv.Key == MetaQuantization {
+			return fmt.Errorf("%s: an int8 copy for inference (%s); start from its float32 model", path, kv.Value)
+		}
+	}
 	for _, t := range m.Graph.Initializer {
 		if t.DataType != int32(Float) {
 			continue
