@@ -8,67 +8,7 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
-
-	"github.com/lmask/lmask/models/features"
 )
-
-// TestNormGradientMatchesAutodiff compares normAffine's written-out
-// gradient with GoMLX's gradient of the same forward ops, for x, the scale
-// and the offset.
-func TestNormGradientMatchesAutodiff(t *testing.T) {
-	be, err := NewBackend(testBackend(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Finalize()
-	rng := rand.New(rand.NewPCG(5, 6))
-	b, n, d := 3, 7, 5
-	x := make([]float32, b*n*d)
-	w := make([]float32, b*n*d)
-	for i := range x {
-		x[i] = float32(rng.NormFloat64()*2 + 1)
-		w[i] = float32(rng.NormFloat64())
-	}
-	gamma, beta := make([]float32, d), make([]float32, d)
-	for i := range gamma {
-		gamma[i] = float32(1 + rng.NormFloat64())
-		beta[i] = float32(rng.NormFloat64())
-	}
-	plain := func(x, gamma, beta *Node) *Node {
-		mean := ReduceAndKeep(x, ReduceMean, 1)
-		xc := Sub(x, mean)
-		inv := Reciprocal(Sqrt(AddScalar(ReduceAndKeep(Square(xc), ReduceMean, 1), features.NormEps)))
-		return Add(Mul(Mul(xc, inv), ExpandLeftToRank(gamma, 3)), ExpandLeftToRank(beta, 3))
-	}
-	run := func(f func(x, gamma, beta *Node) *Node) [][]float32 {
-		e, err := NewExec(be, func(x, gamma, beta, w *Node) []*Node {
-			y := f(x, gamma, beta)
-			return append([]*Node{y}, Gradient(ReduceAllSum(Mul(y, w)), x, gamma, beta)...)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := e.Exec(tensors.FromFlatDataAndDimensions(x, b, n, d), gamma, beta, tensors.FromFlatDataAndDimensions(w, b, n, d))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res [][]float32
-		for _, o := range out {
-			res = append(res, tensors.MustCopyFlatData[float32](o))
-		}
-		return res
-	}
-	got := run(normAffine)
-	t.Setenv(graph.FusionEnv, "0")
-	want := run(plain)
-	for k, name := range []string{"value", "dx", "dscale", "doffset"} {
-		for i := range want[k] {
-			if math.Abs(float64(got[k][i]-want[k][i])) > 1e-5*(1+math.Abs(float64(want[k][i]))) {
-				t.Fatalf("%s %d: %g, want %g", name, i, got[k][i], want[k][i])
-			}
-		}
-	}
-}
 
 // TestCustomGradientsMatchAutodiff compares the hand-written gradients of
 // relu and softmax (withGradient) with GoMLX's own gradient of the same

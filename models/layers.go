@@ -88,44 +88,30 @@ func param(scope *model.Scope, g *Graph, name string, dims ...int) *Node {
 func linear(scope *model.Scope, x *Node, out int, bias bool) *Node {
 	g := x.Graph()
 	in := x.Shape().Dim(-1)
-	var b *Node
+	y := matmul2D(x, param(scope, g, "w", in, out))
 	if bias {
-		b = param(scope, g, "b", out)
+		y = addLast(y, param(scope, g, "b", out))
 	}
-	return dense(x, param(scope, g, "w", in, out), b)
+	return y
 }
 
-// matmul2D is x·w over the last axis of x [..., in] with w [in,out]; see
-// dense.
-func matmul2D(x, w *Node) *Node { return dense(x, w, nil) }
-
-// dense is x·w (+ b) over the last axis of x [..., in] with w [in,out] and
-// b [out] (nil: none), computed as one rank-2 product of x's leading axes
-// flattened ([rows,in]·[in,out]) with the bias added to the rank-2 result,
-// reshaped back to [..., out]. The ONNX Runtime backend runs a rank-2
-// product, and the weight gradient xᵀ·dy it implies, as MatMul, and fuses
-// a rank-2 MatMul with the Add that follows it (the bias, or in the
-// backward pass a gradient summed into it) into one Gemm; a contraction of
-// w with a rank-3 x would leave the gradient contracting two axes, an
-// Einsum at a fraction of the MatMul rate.
-func dense(x, w, b *Node) *Node {
+// matmul2D is x·w over the last axis of x [..., in] with w [in,out], computed
+// as one rank-2 product of x's leading axes flattened ([rows,in]·[in,out])
+// and reshaped back to [..., out]. The ONNX Runtime backend runs a rank-2
+// product, and the weight gradient xᵀ·dy it implies, as MatMul; a
+// contraction of w with a rank-3 x would leave the gradient contracting two
+// axes, an Einsum at a fraction of the MatMul rate.
+func matmul2D(x, w *Node) *Node {
 	dims := x.Shape().Dimensions
 	in, out := w.Shape().Dim(0), w.Shape().Dim(1)
+	if x.Rank() == 2 {
+		return Dot(x, w).Product()
+	}
 	rows := 1
 	for _, d := range dims[:len(dims)-1] {
 		rows *= d
 	}
-	x2 := x
-	if x.Rank() != 2 {
-		x2 = Reshape(x, rows, in)
-	}
-	y := Dot(x2, w).Product()
-	if b != nil {
-		y = Add(y, Reshape(b, 1, out))
-	}
-	if x.Rank() == 2 {
-		return y
-	}
+	y := Dot(Reshape(x, rows, in), w).Product()
 	outDims := append(append([]int(nil), dims[:len(dims)-1]...), out)
 	return Reshape(y, outDims...)
 }
@@ -193,86 +179,58 @@ func addLast(x, v *Node) *Node { return Add(x, ExpandLeftToRank(v, x.Rank())) }
 func instanceNorm(scope *model.Scope, x *Node) *Node {
 	g := x.Graph()
 	d := x.Shape().Dim(-1)
-	return normAffine(x, param(scope, g, "scale", d), param(scope, g, "offset", d))
-}
-
-// normAffine is instanceNorm with the scale gamma and offset beta [d] as
-// nodes. With x̂ = (x − mean)·inv the normalised x and a = inv·γ, its
-// gradient is written out: dγ = Σ v·x̂, dβ = Σ v and
-// dx = a·v − a·mean(v) − x̂·(a·mean(v·x̂)), the means over the nodes; that
-// takes about half the passes over [B,N,d] of GoMLX's gradient of the
-// forward ops, which broadcasts and differentiates every intermediate.
-func normAffine(x, gamma, beta *Node) *Node {
 	mean := ReduceAndKeep(x, ReduceMean, 1)
 	xc := Sub(x, mean)
 	variance := ReduceAndKeep(Square(xc), ReduceMean, 1)
 	inv := Reciprocal(Sqrt(AddScalar(variance, features.NormEps)))
-	xhat := Mul(xc, inv)
-	y := Add(Mul(xhat, ExpandLeftToRank(gamma, 3)), ExpandLeftToRank(beta, 3))
-	xs, invS := StopGradient(xhat), StopGradient(inv)
-	a := Mul(invS, ExpandLeftToRank(StopGradient(gamma), 3)) // [B,1,d]
-	dx := IdentityWithCustomGradient(x, func(_, v *Node) *Node {
-		m1 := Mul(a, ReduceAndKeep(v, ReduceMean, 1))
-		m2 := Mul(a, ReduceAndKeep(Mul(v, xs), ReduceMean, 1))
-		return Sub(Sub(Mul(v, a), m1), Mul(xs, m2))
-	})
-	surrogate := Add(Add(Mul(xs, ExpandLeftToRank(gamma, 3)), ExpandLeftToRank(beta, 3)), dx)
-	return withGradient(y, surrogate, y)
+	y := Mul(xc, inv)
+	scale := ExpandLeftToRank(param(scope, g, "scale", d), y.Rank())
+	return addLast(Mul(y, scale), param(scope, g, "offset", d))
 }
 
-// selfAttention is the encoder's multi-head self-attention of the b
-// instances of n nodes x [b·n,d] (rows instance-major) with biased
-// q/k/v/o projections in the sub-scopes of scope; it returns [b·n,d].
-func selfAttention(scope *model.Scope, x *Node, b, n, heads int) *Node {
-	d := x.Shape().Dim(-1)
+// selfAttention is the encoder's multi-head self-attention of x [B,N,d]
+// with biased q/k/v/o projections in the sub-scopes of scope.
+func selfAttention(scope *model.Scope, x *Node, heads int) *Node {
+	dims := x.Shape().Dimensions
+	b, n, d := dims[0], dims[1], dims[2]
 	dh := d / heads
-	split := func(y *Node) *Node { return headsFirst(Reshape(y, b, n, d), heads) }
-	// The 1/√dh scale is applied to q (exact for dh a power of 4, as the
-	// default 16): ONNX Runtime would fuse it into the scores' product, and
-	// its scaled product runs several times slower than a plain MatMul.
-	q := split(MulScalar(linear(scope.At("q"), x, d, true), 1/math.Sqrt(float64(dh))))
-	k := split(linear(scope.At("k"), x, d, true))
-	v := split(linear(scope.At("v"), x, d, true))
-	scores := Einsum("bhqc,bhkc->bhqk", q, k)
+	q := headsFirst(linear(scope.At("q"), x, d, true), heads)
+	k := headsFirst(linear(scope.At("k"), x, d, true), heads)
+	v := headsFirst(linear(scope.At("v"), x, d, true), heads)
+	scores := MulScalar(Einsum("bhqc,bhkc->bhqk", q, k), 1/math.Sqrt(float64(dh)))
 	attn := softmax(scores)
-	o := Reshape(TransposeAllDims(Einsum("bhqk,bhkc->bhqc", attn, v), 0, 2, 1, 3), b*n, d)
+	o := Reshape(TransposeAllDims(Einsum("bhqk,bhkc->bhqc", attn, v), 0, 2, 1, 3), b, n, d)
 	return linear(scope.At("o"), o, d, true)
 }
 
-// feedForward is the encoder's d→ffn→d ReLU network over the last axis of
-// x.
+// feedForward is the encoder's d→ffn→d ReLU network.
 func feedForward(scope *model.Scope, x *Node, ffn int) *Node {
 	g := x.Graph()
 	d := x.Shape().Dim(-1)
-	h := relu(dense(x, param(scope, g, "w1", d, ffn), param(scope, g, "b1", ffn)))
-	return dense(h, param(scope, g, "w2", ffn, d), param(scope, g, "b2", d))
+	h := matmul2D(x, param(scope, g, "w1", d, ffn))
+	h = addLast(h, param(scope, g, "b1", ffn))
+	h = relu(h)
+	y := matmul2D(h, param(scope, g, "w2", ffn, d))
+	return addLast(y, param(scope, g, "b2", d))
 }
 
 // Encoder embeds nodeFeat [B,N,4] (row 0 of each instance is the depot) and
 // runs cfg.Layers post-norm attention layers. It returns the final node
 // embeddings and their projections glimpse K, glimpse V and logit K, each
-// [B,N,d]. Between the layers the embeddings are kept as [B·N,d], so that
-// every dense product, its bias and the sums into its input's gradient are
-// rank-2 (Gemm in ONNX Runtime).
+// [B,N,d].
 func Encoder(scope *model.Scope, cfg features.Config, nodeFeat *Node) (emb, glimpseK, glimpseV, logitK *Node) {
 	d := cfg.DModel
-	b, n := nodeFeat.Shape().Dim(0), nodeFeat.Shape().Dim(1)
 	depot := Slice(nodeFeat, AxisRange(), AxisRange(0, 1), AxisRange(0, 2))
 	nodes := Slice(nodeFeat, AxisRange(), AxisRangeToEnd(1), AxisRange())
 	x := Concatenate([]*Node{
 		linear(scopeAt(scope, "init/depot"), depot, d, true),
 		linear(scopeAt(scope, "init/node"), nodes, d, true),
 	}, 1)
-	x = Reshape(x, b*n, d)
-	norm := func(scope *model.Scope, x *Node) *Node {
-		return Reshape(instanceNorm(scope, Reshape(x, b, n, d)), b*n, d)
-	}
 	for l := 0; l < cfg.Layers; l++ {
 		ls := scopeAt(scope, fmt.Sprintf("enc/%d", l))
-		x = norm(ls.At("norm1"), Add(x, selfAttention(ls.At("mha"), x, b, n, cfg.Heads)))
-		x = norm(ls.At("norm2"), Add(x, feedForward(ls.At("ffn"), x, cfg.FFN)))
+		x = instanceNorm(ls.At("norm1"), Add(x, selfAttention(ls.At("mha"), x, cfg.Heads)))
+		x = instanceNorm(ls.At("norm2"), Add(x, feedForward(ls.At("ffn"), x, cfg.FFN)))
 	}
-	x = Reshape(x, b, n, d)
 	parts := projectNodes(scopeAt(scope, "dec/project_nodes"), x)
 	return x, parts[0], parts[1], parts[2]
 }
