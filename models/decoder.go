@@ -65,10 +65,17 @@ func pointer(scope *model.Scope, cfg features.Config, q, gk, gv, lk, mask, cand 
 		scores = Add(scores, TransposeAllDims(batchedProduct(qk, phi, true), 0, 2, 1, 3))
 	}
 	scores = MulScalar(scores, 1/math.Sqrt(float64(dh)))
-	maskH := BroadcastToDims(InsertAxes(mask, 1), x, h, m, n)
+	// The mask enters as an additive [X,1,M,N] term, 0 or MaskedLogit,
+	// broadcast over the heads: a masked score becomes MaskedLogit plus a
+	// score, whose exponential after the softmax's shift underflows to 0
+	// as that of MaskedLogit does, so the attention and its gradient are
+	// those of replacing the score, without a Where over [X,H,M,N] in
+	// either pass. (In a row with no allowed node the glimpse differs, but
+	// such a row's logits are all MaskedLogit below.)
 	negative := Scalar(g, dtypes.Float32, MaskedLogit)
-	scores = Where(maskH, scores, BroadcastToDims(negative, x, h, m, n))
-	attn := Softmax(scores, -1)
+	maskBias := Where(InsertAxes(mask, 1), BroadcastToDims(ScalarZero(g, dtypes.Float32), x, 1, m, n), BroadcastToDims(negative, x, 1, m, n))
+	scores = Add(scores, maskBias)
+	attn := softmax(scores)
 	glimpse := TransposeAllDims(batchedProduct(attn, vh, false), 0, 2, 1, 3) // [X,M,H,dh]
 	if keys {
 		wv := TransposeAllDims(Reshape(param(cs, g, "gv", features.CandHidden, d), features.CandHidden, h, dh), 1, 0, 2) // [H,K,dh]

@@ -91,7 +91,10 @@ func replayGradientCheck(t *testing.T, reld bool, cand string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const eps = 3e-3
+	// The step trades float32 noise in the loss (about 1e-3 in the
+	// derivative at 3e-3, the size of the smallest gradients checked)
+	// against the kinks of the ReLUs crossed (which grow with the step).
+	const eps = 5e-3
 	for _, s := range cfg.Specs() {
 		g, ok := grads[s.Name]
 		if !ok {

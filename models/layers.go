@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -115,12 +116,50 @@ func matmul2D(x, w *Node) *Node {
 	return Reshape(y, outDims...)
 }
 
-// relu is max(x, 0) with the gradient of a multiplication by the constant
-// mask x > 0: GoMLX's Max would give it six elementwise passes over the
-// FFN's activations (a fifth of the ops outside the products of an
-// imitation update).
+// withGradient returns a node with the value of y whose gradient is that of
+// surrogate: the reverse pass hands y's adjoint to surrogate instead of
+// differentiating the graph that computes y. surrogate is built before the
+// call from y's inputs (and stopped values); its vector-Jacobian product
+// must be the gradient wanted, and its value is never used, so the backend
+// drops its forward ops. This is GoMLX's mechanism for a fused op with a
+// decomposed gradient. With GoMLX's op fusion switched off (GOMLX_FUSION=0)
+// it returns fallback, which must have y's value and the wanted gradient.
+func withGradient(y, surrogate, fallback *Node) *Node {
+	out, ok := InternalFusedOpCaller(func() *Node { return Identity(y) }, func() *Node { return surrogate }, true)
+	if !ok {
+		return fallback
+	}
+	return out
+}
+
+// relu is max(x, 0) with the gradient v·[x > 0]. The forward pass is one
+// ONNX Relu where the backend has it (GoMLX's fused activation); the mask
+// ceil(min(y, 1)), exactly 1 where y > 0 and 0 elsewhere, is formed in
+// the backward pass from the output y. ONNX Runtime runs Relu, Min, Ceil
+// and Mul as vectorised passes; its Max with a scalar, a Cast of x > 0 to
+// float and a Where are several times slower, and GoMLX's own gradient of
+// Max takes six elementwise passes.
 func relu(x *Node) *Node {
-	return Mul(x, StopGradient(ConvertDType(GreaterThan(x, ZerosLike(x)), x.DType())))
+	g := x.Graph()
+	zero := ScalarZero(g, x.DType())
+	y, _ := InternalFusedOpCaller(
+		func() *Node { return BackendFusedActivation(x, compute.ActivationConfig{Type: compute.ActivationRelu}) },
+		func() *Node { return Max(x, zero) },
+		false)
+	mask := StopGradient(Ceil(Min(y, ScalarOne(g, x.DType()))))
+	return withGradient(y, Mul(x, mask), Mul(x, StopGradient(ConvertDType(GreaterThan(x, zero), x.DType()))))
+}
+
+// softmax is the softmax of x over its last axis (GoMLX's, which runs as
+// one ONNX Softmax) with the gradient y·(v − Σ v·y) formed from the output
+// y: the surrogate y·(x − Σ x·y), y held constant, has exactly that
+// vector-Jacobian product. GoMLX's own gradient recomputes the decomposed
+// softmax and differentiates through its division, about ten passes over
+// the [B,H,N,N] scores against four.
+func softmax(x *Node) *Node {
+	y := Softmax(x, -1)
+	ys := StopGradient(y)
+	return withGradient(y, Mul(ys, Sub(x, ReduceAndKeep(Mul(x, ys), ReduceSum, -1))), y)
 }
 
 // headsFirst splits the last axis of y [B,N,d] into heads and returns
@@ -159,7 +198,7 @@ func selfAttention(scope *model.Scope, x *Node, heads int) *Node {
 	k := headsFirst(linear(scope.At("k"), x, d, true), heads)
 	v := headsFirst(linear(scope.At("v"), x, d, true), heads)
 	scores := MulScalar(Einsum("bhqc,bhkc->bhqk", q, k), 1/math.Sqrt(float64(dh)))
-	attn := Softmax(scores, -1)
+	attn := softmax(scores)
 	o := Reshape(TransposeAllDims(Einsum("bhqk,bhkc->bhqc", attn, v), 0, 2, 1, 3), b, n, d)
 	return linear(scope.At("o"), o, d, true)
 }

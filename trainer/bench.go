@@ -422,11 +422,19 @@ func pct(share float64) string {
 }
 
 // ParseBackends splits the bench command's comma-separated backends list,
-// dropping blanks; an empty list is an error.
+// dropping blanks; an empty list is an error. An element holding "=" is an
+// option of the backend before it, as in
+// "onnx:cpu,intra_op_num_threads=2,go" (ONNX Runtime on two threads, then
+// the Go backend).
 func ParseBackends(s string) ([]string, error) {
 	var backends []string
 	for _, b := range strings.Split(s, ",") {
-		if b = strings.TrimSpace(b); b != "" {
+		b = strings.TrimSpace(b)
+		switch {
+		case b == "":
+		case strings.Contains(b, "=") && len(backends) > 0:
+			backends[len(backends)-1] += "," + b
+		default:
 			backends = append(backends, b)
 		}
 	}

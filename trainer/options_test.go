@@ -50,6 +50,10 @@ func TestParseBackends(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, []string{"go", "onnx"}) {
 		t.Fatalf("ParseBackends: %v, %v", got, err)
 	}
+	got, err = ParseBackends("onnx:cpu,intra_op_num_threads=2, mem_pattern=false,go")
+	if err != nil || !reflect.DeepEqual(got, []string{"onnx:cpu,intra_op_num_threads=2,mem_pattern=false", "go"}) {
+		t.Fatalf("ParseBackends with options: %v, %v", got, err)
+	}
 	if _, err := ParseBackends(" , "); !isOptErr(err, "Backends", "") || err.Error() != "Backends: empty" {
 		t.Fatalf("empty list: %v", err)
 	}

@@ -23,7 +23,7 @@ func benchCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.IntFlag{Name: "samples", Value: 50, Action: atLeast("samples", 2)},
 			&cli.IntFlag{Name: "budget", Value: 15, Action: atLeast("budget", 0)},
 			&cli.IntFlag{Name: "steps", Value: 3, Usage: "timed iterations after two warm-up iterations", Action: atLeast("steps", 1)},
-			&cli.StringFlag{Name: "backends", Value: "onnx,go"},
+			&cli.StringFlag{Name: "backends", Value: "onnx,go", Usage: "backends to measure, comma-separated; an element with \"=\" is an option of the one before (onnx:cpu,intra_op_num_threads=2)"},
 			&cli.IntFlag{Name: "layers", Value: 6},
 			&cli.IntFlag{Name: "d-model", Value: 128},
 			&cli.IntFlag{Name: "heads", Value: 8},
