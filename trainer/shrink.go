@@ -92,7 +92,7 @@ func ShrinkModel(in string, keep []int, out string) error {
 	}
 	card := fmt.Sprintf("# lmask policy: %d encoder layers kept of %s\n\n"+
 		"The encoder layers %v of the %d-layer model in %s (renumbered 0..%d); the input layers and the decoder are "+
-		"copied. Untrained: a start for imitation training (lmask-train --init-from), not a network to use as it is.\n",
+		"copied. Untrained: a warm start for imitation training, not a network to use as it is.\n",
 		len(keep), filepath.Base(filepath.Clean(in)), keep, cfg.Layers, in, len(keep)-1)
 	return atomicfile.WriteFile(filepath.Join(out, ModelCardFile), []byte(card))
 }
