@@ -30,7 +30,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Description:     "Training recipes and each flag in detail: docs/training.md.",
 		Flags:           trainFlags(),
 		Action:          func(c *cli.Context) error { return trainAction(c, stdout, stderr) },
-		Commands:        []*cli.Command{exportCommand(stdout), quantizeCommand(stdout), averageCommand(stdout), growCommand(stdout), curveCommand(stdout), compareCommand(stdout), benchCommand(stdout, stderr)},
+		Commands:        []*cli.Command{exportCommand(stdout), quantizeCommand(stdout), averageCommand(stdout), growCommand(stdout), shrinkCommand(stdout), curveCommand(stdout), compareCommand(stdout), benchCommand(stdout, stderr)},
 	})
 }
 

@@ -151,6 +151,31 @@ func growCommand(stdout io.Writer) *cli.Command {
 	}
 }
 
+// shrinkCommand keeps some encoder layers of a model, the start of a
+// smaller network trained to imitate the larger one.
+func shrinkCommand(stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "shrink",
+		Usage:     "write a model directory that keeps only some encoder layers of a model (a start for a smaller network)",
+		UsageText: "lmask-train shrink --out DIR --keep 0,2,5 MODEL|CHECKPOINT",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Required: true, Usage: "model directory to write (new; never the input)"},
+			&cli.IntSliceFlag{Name: "keep", Required: true, Usage: "encoder layers to keep, in increasing order (they become layers 0, 1, ...)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return fmt.Errorf("shrink: name one model directory or checkpoint, got %d", c.NArg())
+			}
+			keep := c.IntSlice("keep")
+			if err := trainer.ShrinkModel(c.Args().Get(0), keep, c.String("out")); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s: encoder layers %v of %s\n", c.String("out"), keep, c.Args().Get(0))
+			return nil
+		},
+	}
+}
+
 // curveCommand draws the training curve of one run, or of several training
 // stages (warm starts) joined one after the other.
 func curveCommand(stdout io.Writer) *cli.Command {

@@ -258,3 +258,28 @@ func TestRun_Quantize(t *testing.T) {
 		t.Fatalf("missing model: %v", err)
 	}
 }
+
+// TestRun_Shrink: shrink writes a model directory with the kept layers and
+// refuses a list the model does not have.
+func TestRun_Shrink(t *testing.T) {
+	src := filepath.Join("..", "..", "engine", "testdata", "tiny-tsptw")
+	out := filepath.Join(t.TempDir(), "small")
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"lmask-train", "shrink", "--keep", "1", "--out", out, src}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "encoder layers [1]") {
+		t.Fatalf("output:\n%s", stdout.String())
+	}
+	cfg, err := features.ReadConfig(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Layers != 1 {
+		t.Fatalf("shrunk model has %d layers, want 1", cfg.Layers)
+	}
+	bad := []string{"lmask-train", "shrink", "--keep", "0,7", "--out", filepath.Join(t.TempDir(), "x"), src}
+	if err := run(context.Background(), bad, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "Keep") {
+		t.Fatalf("keep 0,7: %v", err)
+	}
+}
