@@ -68,6 +68,12 @@ func samePath(a, b string) (bool, error) {
 	if fi, err := os.Stat(a); err == nil && fi.IsDir() {
 		a = filepath.Join(a, CheckpointFile)
 	}
+	return sameFile(a, b)
+}
+
+// sameFile reports whether a and b name the same existing file or
+// directory.
+func sameFile(a, b string) (bool, error) {
 	fa, err := os.Stat(a)
 	if err != nil {
 		return false, err

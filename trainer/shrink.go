@@ -2,7 +2,6 @@ package trainer
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,7 +76,7 @@ func ShrinkModel(in string, keep []int, out string) error {
 			return fmt.Errorf("shrink: %w", err)
 		}
 	}
-	if same, _ := sameDir(in, out); same {
+	if same, _ := sameFile(in, out); same {
 		return fmt.Errorf("shrink: %w", opterr.New("Out", out, "is the input"))
 	}
 	if isModelDir(out) {
@@ -95,17 +94,4 @@ func ShrinkModel(in string, keep []int, out string) error {
 		"copied. Untrained: a warm start for imitation training, not a network to use as it is.\n",
 		len(keep), filepath.Base(filepath.Clean(in)), keep, cfg.Layers, in, len(keep)-1)
 	return atomicfile.WriteFile(filepath.Join(out, ModelCardFile), []byte(card))
-}
-
-// sameDir reports whether a and b name the same existing directory.
-func sameDir(a, b string) (bool, error) {
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false, err
-	}
-	fb, err := os.Stat(b)
-	if err != nil {
-		return false, err
-	}
-	return os.SameFile(fa, fb), nil
 }
