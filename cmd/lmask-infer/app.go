@@ -171,51 +171,11 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 			return opt, "", cliapp.Usagef("--shard %w", err)
 		}
 	}
-	switch {
-	case opt.Decode.Aug < 1 || opt.Decode.Aug > lazymask.NumAugment:
-		return opt, "", cliapp.Usagef("--aug %d: want 1 to %d", opt.Decode.Aug, lazymask.NumAugment)
-	case opt.Decode.Samples < 0:
-		return opt, "", cliapp.Usagef("--samples %d: want ≥ 0", opt.Decode.Samples)
-	case opt.Decode.Budget < lazymask.Unlimited:
-		return opt, "", cliapp.Usagef("--budget %d: want ≥ 0 or -1 (unlimited)", opt.Decode.Budget)
-	case opt.Decode.Batch < 1:
-		return opt, "", cliapp.Usagef("--batch %d: want ≥ 1", opt.Decode.Batch)
-	case opt.Limit < 0:
-		return opt, "", cliapp.Usagef("--limit %d: want ≥ 0", opt.Limit)
-	case opt.Engine.Threads < 0 || opt.Engine.Workers < 0:
-		return opt, "", cliapp.Usagef("--threads and --workers must be ≥ 0")
-	case opt.Engine.Device != engine.DeviceCPU && opt.Engine.Device != engine.DeviceCUDA:
-		return opt, "", cliapp.Usagef("--device %q: want cpu or cuda", opt.Engine.Device)
-	case opt.Search.Kicks < 0 || opt.Search.TimeLimit < 0 || opt.Search.MaxStarts < 0:
-		return opt, "", cliapp.Usagef("--improve-budget, --improve-kicks and --improve-starts must be ≥ 0")
-	case !(opt.ImproveShare >= 0 && opt.ImproveShare <= solve.MaxShare):
-		return opt, "", cliapp.Usagef("--improve-share %v: want a share in [0, %d]", opt.ImproveShare, solve.MaxShare)
-	case opt.InfeasibleTime <= 0:
-		return opt, "", cliapp.Usagef("--infeasible-time %v: want a time > 0", opt.InfeasibleTime)
-	case opt.RescueTime < 0 || opt.RescueBudget < 1:
-		return opt, "", cliapp.Usagef("--rescue-time %v, --rescue-budget %d: want a time ≥ 0 and a budget ≥ 1", opt.RescueTime, opt.RescueBudget)
-	case opt.ImproveShare > 0 && !opt.Improve:
-		return opt, "", cliapp.Usagef("--improve-share needs --improve")
-	case opt.NeuralKicks.Rounds < 0:
-		return opt, "", cliapp.Usagef("--neural-kicks %d: want ≥ 0", opt.NeuralKicks.Rounds)
-	case opt.NeuralKicks.Rounds > 0 && !opt.Improve:
-		return opt, "", cliapp.Usagef("--neural-kicks needs --improve")
-	case opt.NeuralEvery < 0:
-		return opt, "", cliapp.Usagef("--neural-every %d: want ≥ 0", opt.NeuralEvery)
-	case opt.NeuralEvery > 0 && !opt.Improve:
-		return opt, "", cliapp.Usagef("--neural-every needs --improve")
-	case opt.NeuralEvery > 0 && !network:
-		return opt, "", cliapp.Usagef("--neural-every re-decodes with the model: it needs --starts network, not %s", opt.Starts)
-	case network && opt.Model == "" && !c.Bool("print-settings"):
+	if err := opt.Check(); err != nil {
+		return opt, "", cliapp.Usage(err)
+	}
+	if network && opt.Model == "" && !c.Bool("print-settings") {
 		return opt, "", cliapp.Usagef("--model is required with --starts network (the default); --starts random-l or urgency runs without a model")
-	case !network && opt.Model != "":
-		return opt, "", cliapp.Usagef("--model %s: --starts %s uses no model", opt.Model, opt.Starts)
-	case network && (opt.CPUBudget != 0 || opt.CPUPerInstance != 0):
-		return opt, "", cliapp.Usagef("--cpu-budget and --time-per-instance apply to --starts random-l or urgency; with --starts network the search's time is --improve-share of the decode's")
-	case opt.CPUBudget < 0 || opt.CPUPerInstance < 0 || (opt.CPUBudget > 0 && opt.CPUPerInstance > 0):
-		return opt, "", cliapp.Usagef("--cpu-budget %v, --time-per-instance %v: want one of them, ≥ 0", opt.CPUBudget, opt.CPUPerInstance)
-	case !network && opt.Improve && opt.ImproveShare > 0 && opt.CPUBudget == 0 && opt.CPUPerInstance == 0:
-		return opt, "", cliapp.Usagef("--starts %s with --improve-share (as --preset best sets it) needs --cpu-budget or --time-per-instance: there is no decode to take a share of", opt.Starts)
 	}
 	if !network {
 		opt.ImproveShare = 0 // the CPU budget takes the share's place

@@ -32,4 +32,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // optionFlags spells the options that infer names in its errors as this
 // command's flags.
-var optionFlags = map[string]string{"Reference": "reference"}
+var optionFlags = map[string]string{
+	"Reference": "reference", "Model": "model", "Starts": "starts", "Aug": "aug", "Samples": "samples", "Budget": "budget",
+	"Batch": "batch", "Limit": "limit", "Threads": "threads", "Workers": "workers", "Device": "device",
+	"TimeLimit": "improve-budget", "Kicks": "improve-kicks", "MaxStarts": "improve-starts", "Improve": "improve",
+	"ImproveShare": "improve-share", "InfeasibleTime": "infeasible-time", "RescueTime": "rescue-time",
+	"RescueBudget": "rescue-budget", "NeuralKicks": "neural-kicks", "NeuralEvery": "neural-every",
+	"CPUBudget": "cpu-budget", "CPUPerInstance": "time-per-instance",
+}

@@ -21,6 +21,9 @@ type Error struct {
 	// Err is what is wrong with it; Errorf's messages may name other
 	// options.
 	Err error
+	// Clause says that Err continues the option's name as a clause
+	// ("OPTION needs OTHER"), not after a colon.
+	Clause bool
 }
 
 // Name is an option named in the message of another option's error
@@ -33,6 +36,12 @@ func New(option, value, format string, args ...any) *Error {
 	return &Error{Option: option, Value: value, Err: Errorf(format, args...)}
 }
 
+// Clause returns the error of an option whose message reads on from its
+// name: "OPTION " + Errorf(format, args...), as in "--a needs --b".
+func Clause(option, format string, args ...any) *Error {
+	return &Error{Option: option, Err: Errorf(format, args...), Clause: true}
+}
+
 // Wrap returns the error of option holding value for err; nil stays nil.
 func Wrap(option, value string, err error) error {
 	if err == nil {
@@ -42,7 +51,8 @@ func Wrap(option, value string, err error) error {
 }
 
 // Error is the message with the options as the library names them:
-// "OPTION VALUE: ERR", or "OPTION: ERR" without a value.
+// "OPTION VALUE: ERR", or "OPTION: ERR" without a value ("OPTION ERR" for a
+// Clause).
 func (e *Error) Error() string { return e.render(nil) }
 
 // Unwrap returns Err.
@@ -59,7 +69,11 @@ func (e *Error) render(name func(string) string) string {
 		b.WriteString(e.Value)
 	}
 	if e.Err != nil {
-		b.WriteString(": ")
+		if e.Clause && e.Value == "" {
+			b.WriteString(" ")
+		} else {
+			b.WriteString(": ")
+		}
 		if m, ok := e.Err.(*message); ok {
 			b.WriteString(m.render(name))
 		} else {

@@ -29,6 +29,10 @@ func TestErrorNamesTheOption(t *testing.T) {
 	if got := Message(e, flag); got != "Relabel: needs --model" {
 		t.Errorf("unmapped option %q", got)
 	}
+	// A clause reads on from the option's name.
+	if got := Message(fmt.Errorf("usage: %w", Clause("Force", "needs %v", Name("Out"))), flag); got != "usage: --force needs --out" {
+		t.Errorf("clause %q", got)
+	}
 }
 
 func TestWrapKeepsTheCause(t *testing.T) {
