@@ -194,15 +194,12 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 	if err != nil {
 		return Summary{}, err
 	}
-	tl, lo, hi, total := rr.tl, rr.lo, rr.hi, rr.total
+	tl, lo, hi := rr.tl, rr.lo, rr.hi
 	out := datasets.Metadata{
 		Kind: datasets.KindSolutions, Problem: mcfg.Problem, Size: meta.Size, Hardness: meta.Hardness, Scale: meta.Scale,
 		Source: Source, Instances: opt.Data,
 	}
-	if !opt.Shard.Whole() {
-		out.Extra = map[string]string{KeyShard: opt.Shard.String(), KeyShardRows: fmt.Sprintf("%d:%d", lo, hi), KeyShardTotal: fmt.Sprint(total)}
-	}
-	w, err := datasets.CreateSolutions(opt.Out, out, datasets.WriterOptions{})
+	w, err := rr.create(opt, rd, out)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -212,9 +209,6 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 			w.Abort()
 		}
 	}()
-	if err := rd.SeekRow(lo); err != nil {
-		return Summary{}, err
-	}
 	ioTime += time.Since(t0)
 
 	dec := opt.Decode
@@ -583,6 +577,27 @@ type rows struct {
 	tl            *datasets.Tally
 	lo, hi, total int64 // [lo, hi) of the first total rows
 	hasRef        bool  // a reference was given and read
+}
+
+// create writes out's solutions file for these rows (out.Extra gains the
+// shard's keys where opt solves a shard) and seeks rd to their first row;
+// the caller aborts the writer unless it commits.
+func (r rows) create(opt Options, rd *datasets.InstanceReader, out datasets.Metadata) (*datasets.SolutionWriter, error) {
+	if !opt.Shard.Whole() {
+		if out.Extra == nil {
+			out.Extra = map[string]string{}
+		}
+		out.Extra[KeyShard], out.Extra[KeyShardRows], out.Extra[KeyShardTotal] = opt.Shard.String(), fmt.Sprintf("%d:%d", r.lo, r.hi), fmt.Sprint(r.total)
+	}
+	w, err := datasets.CreateSolutions(opt.Out, out, datasets.WriterOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if err := rd.SeekRow(r.lo); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	return w, nil
 }
 
 // rowRange reads the reference (its note goes to the log) and returns the

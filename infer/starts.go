@@ -146,17 +146,14 @@ func runWithoutNetwork(ctx context.Context, opt Options, start time.Time, cpu0 t
 	if err != nil {
 		return Summary{}, err
 	}
-	tl, lo, hi, total := rr.tl, rr.lo, rr.hi, rr.total
+	tl, lo, hi := rr.tl, rr.lo, rr.hi
 	out := datasets.Metadata{
 		Kind: datasets.KindSolutions, Problem: meta.Problem, Size: meta.Size, Hardness: meta.Hardness, Scale: meta.Scale,
 		Source: opt.Starts, Instances: opt.Data,
 		Extra: map[string]string{KeyStarts: fmt.Sprintf("starts=%s samples=%d budget=%d budget_per_node=%d lookahead=%s seed=%d cpu_budget=%v cpu_per_instance=%v",
 			opt.Starts, samples, dec.Budget, dec.BudgetPerNode, dec.Lookahead, dec.Seed, opt.CPUBudget, opt.CPUPerInstance)},
 	}
-	if !opt.Shard.Whole() {
-		out.Extra[KeyShard], out.Extra[KeyShardRows], out.Extra[KeyShardTotal] = opt.Shard.String(), fmt.Sprintf("%d:%d", lo, hi), fmt.Sprint(total)
-	}
-	w, err := datasets.CreateSolutions(opt.Out, out, datasets.WriterOptions{})
+	w, err := rr.create(opt, rd, out)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -166,9 +163,6 @@ func runWithoutNetwork(ctx context.Context, opt Options, start time.Time, cpu0 t
 			w.Abort()
 		}
 	}()
-	if err := rd.SeekRow(lo); err != nil {
-		return Summary{}, err
-	}
 	ioTime += time.Since(t0)
 
 	workers := solve.Workers(opt.Engine.Workers)
