@@ -50,6 +50,26 @@ type groupDecoder struct {
 	io time.Duration
 }
 
+// read reads row groups until some of the rows to solve are in hand (rest)
+// or none are left.
+func (g *groupDecoder) read() error {
+	for len(g.rest) == 0 && g.pos < g.hi {
+		t0 := time.Now()
+		b, err := g.rd.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		g.io += time.Since(t0)
+		first := max(g.pos, b.Offset)
+		g.rest, g.restAt = b.Instances[first-b.Offset:min(g.hi, b.Offset+int64(len(b.Instances)))-b.Offset], first
+		g.pos = first + int64(len(g.rest))
+	}
+	return nil
+}
+
 // next decodes the next group; ok is false at the end of the rows. With
 // progress, the solver reports the instances decoded as finished ones
 // (the sequential run).
@@ -57,22 +77,11 @@ func (g *groupDecoder) next(ctx context.Context, progress bool) (decodedGroup, b
 	if err := ctx.Err(); err != nil {
 		return decodedGroup{}, false, err
 	}
-	for len(g.rest) == 0 {
-		if g.pos >= g.hi {
-			return decodedGroup{}, false, nil
-		}
-		t0 := time.Now()
-		b, err := g.rd.Next()
-		if errors.Is(err, io.EOF) {
-			return decodedGroup{}, false, nil
-		}
-		if err != nil {
-			return decodedGroup{}, false, err
-		}
-		g.io += time.Since(t0)
-		first := max(g.pos, b.Offset)
-		g.rest, g.restAt = b.Instances[first-b.Offset:min(g.hi, b.Offset+int64(len(b.Instances)))-b.Offset], first
-		g.pos = first + int64(len(g.rest))
+	if err := g.read(); err != nil {
+		return decodedGroup{}, false, err
+	}
+	if len(g.rest) == 0 {
+		return decodedGroup{}, false, nil
 	}
 	// Without the overlap a group is the rest of the row group: its search
 	// time is one pool for all of its instances, as a row group's was.

@@ -14,6 +14,7 @@ import (
 	"github.com/lmask/lmask/internal/opterr"
 	"github.com/lmask/lmask/lazymask"
 	"github.com/lmask/lmask/localsearch"
+	"github.com/lmask/lmask/models/features"
 	"github.com/lmask/lmask/solve"
 )
 
@@ -166,22 +167,44 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 // runNetwork is Run with starts decoded by the model.
 func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, error) {
 	var ioTime, lsTime, rescueTime time.Duration
-	eng, err := engine.Open(opt.Model, opt.Engine)
+	// The runtime and the model's sessions open on one core while the data
+	// opens and its first rows are read on the other: the two are the
+	// run's start-up, and in turn they left a core idle for about half a
+	// second (docs/experiments.md, "The network's start-up beside the
+	// data"). A bad model is reported before bad data, as in turn.
+	mcfg, err := features.ReadConfig(opt.Model)
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, fmt.Errorf("open model %s: %w", opt.Model, err)
 	}
-	defer eng.Close()
-	mcfg := eng.Config()
+	var eng *engine.Engine
+	engErr, opened := error(nil), make(chan struct{})
+	go func() {
+		defer close(opened)
+		eng, engErr = engine.Open(opt.Model, opt.Engine)
+	}()
+	defer func() {
+		<-opened
+		if eng != nil {
+			eng.Close()
+		}
+	}()
+	modelFirst := func(err error) error {
+		<-opened
+		if engErr != nil {
+			return engErr
+		}
+		return err
+	}
 
 	t0 := time.Now()
 	rd, err := datasets.OpenInstances(opt.Data)
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, modelFirst(err)
 	}
 	defer rd.Close()
 	meta := rd.Metadata()
 	if meta.Problem != "" && meta.Problem != mcfg.Problem {
-		return Summary{}, fmt.Errorf("dataset %s holds %s instances, the model in %s was trained for %s", opt.Data, meta.Problem, opt.Model, mcfg.Problem)
+		return Summary{}, modelFirst(fmt.Errorf("dataset %s holds %s instances, the model in %s was trained for %s", opt.Data, meta.Problem, opt.Model, mcfg.Problem))
 	}
 	if opt.PaperBudget {
 		var known bool
@@ -192,7 +215,7 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 	}
 	rr, err := opt.rowRange(rd, meta)
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, modelFirst(err)
 	}
 	tl, lo, hi := rr.tl, rr.lo, rr.hi
 	out := datasets.Metadata{
@@ -201,7 +224,7 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 	}
 	w, err := rr.create(opt, rd, out)
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, modelFirst(err)
 	}
 	committed := false
 	defer func() {
@@ -210,6 +233,15 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 		}
 	}()
 	ioTime += time.Since(t0)
+	gd := &groupDecoder{opt: &opt, mcfg: mcfg, rd: rd, start: start, lo: lo, hi: hi, pos: lo}
+	if err := gd.read(); err != nil { // counted in gd.io
+		return Summary{}, modelFirst(err)
+	}
+	if err := modelFirst(nil); err != nil {
+		return Summary{}, err
+	}
+	mcfg = eng.Config()
+	gd.mcfg = mcfg
 
 	dec := opt.Decode
 	dec.Semantics, dec.AllTours = lazymask.Test, true
@@ -231,7 +263,7 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 	defer rsolver.Close()
 	nk := opt.neuralSearch(eng, dec)
 	defer nk.close()
-	gd := &groupDecoder{opt: &opt, mcfg: mcfg, rd: rd, solver: solver, start: start, lo: lo, hi: hi, pos: lo}
+	gd.solver = solver
 	nextGroup, stop := gd.groups(ctx, !opt.Overlap)
 	defer stop()
 	for {

@@ -400,6 +400,37 @@ func TestRunRefusesOtherProblem(t *testing.T) {
 	}
 }
 
+// TestRunModelErrorFirst: the model opens beside the data, yet a broken
+// model is reported before broken data (as when the two opened in turn),
+// and nothing is written; a broken model beside good data too.
+func TestRunModelErrorFirst(t *testing.T) {
+	needRuntime(t)
+	broken := t.TempDir()
+	for _, f := range []string{"config.json", "decoder.onnx"} {
+		b, err := os.ReadFile(filepath.Join(tinyTSPTW, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(broken, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(broken, "encoder.onnx"), []byte("not onnx"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good, _, _ := fixture(t, lazymask.TSPTW, datasets.Easy, 10, 4)
+	for _, data := range []string{filepath.Join(t.TempDir(), "absent.parquet"), good} {
+		o := options(t, broken, data, nil)
+		_, err := Run(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), "encoder.onnx") || strings.Contains(err.Error(), "absent.parquet") {
+			t.Errorf("data %s: err = %v, want the encoder's error", filepath.Base(data), err)
+		}
+		if _, serr := os.Stat(o.Out); !os.IsNotExist(serr) {
+			t.Errorf("data %s: output written despite the error", filepath.Base(data))
+		}
+	}
+}
+
 func TestRunWarnsFarSize(t *testing.T) {
 	needRuntime(t)
 	data, _, _ := fixture(t, lazymask.TSPTW, datasets.Hard, 30, 2)
