@@ -15,7 +15,22 @@
 # as eval-n100), with a model-free reference (Random-L ×8 improved by the local search from the 4 best tours and
 # the urgency order with 200 kicks), built once and cached under out/frontier. Both pipelines run the same local
 # search as that reference, so its gaps can go below zero; the comparison is the two columns against each other.
+# One file of your own instances instead, no reference needed (./just frontier-data): LMASK_FRONTIER_DATA=FILE.parquet
+# LMASK_FRONTIER_MODEL=DIR-or-shipped-name [LMASK_FRONTIER_LIMIT=K] runs that file alone (its first K instances; N50 and
+# N100 are not used) at the budgets, and compares each pair's solutions instance by instance: the network's mean
+# relative length difference against the run without a network, its wins / ties / losses, the feasible counts.
 set -euo pipefail
+own=${LMASK_FRONTIER_DATA:-}
+own_model=${LMASK_FRONTIER_MODEL:-}
+own_limit=${LMASK_FRONTIER_LIMIT:-0}
+if [ -n "$own" ]; then
+  [ -f "$own" ] || { echo "bench-frontier: LMASK_FRONTIER_DATA: $own: no such file" >&2; exit 1; }
+  [ -n "$own_model" ] || { echo "bench-frontier: LMASK_FRONTIER_DATA needs LMASK_FRONTIER_MODEL, a model folder or a shipped model's name (e.g. tsptw100-medium)" >&2; exit 1; }
+  [[ $own_limit =~ ^[0-9]+$ ]] || { echo "bench-frontier: LMASK_FRONTIER_LIMIT: \"$own_limit\", want an instance count ≥ 0 (0 = all)" >&2; exit 1; }
+  own=$(realpath "$own")
+  # A folder given relative to the caller's folder; a shipped model's name stays a name (lmask-infer looks it up).
+  [ ! -d "$own_model" ] || own_model=$(realpath "$own_model")
+fi
 cd "$(dirname "$0")/.."
 n50=${1:-300}; n100=${2:-100}; reps=${3:-3}
 n100dl=$(( n100 > 1 ? n100 / 2 : 1 ))
@@ -27,7 +42,9 @@ export ONNXRUNTIME_SHARED_LIBRARY_PATH=${ONNXRUNTIME_SHARED_LIBRARY_PATH:-$PWD/t
 source scripts/paper-sets.sh
 models=${LMASK_FRONTIER_MODELS:-models/pretrained}
 sets=()
-if [ -d "$src" ]; then
+if [ -n "$own" ]; then
+  sets+=(-set "$(basename "$own" .parquet)|$own_model|$own||$own_limit")
+elif [ -d "$src" ]; then
   for s in tsptw:easy:pyvrp tsptw:medium:pyvrp tspdl:medium:lkh tspdl:hard:lkh; do
     IFS=: read -r p h ref <<<"$s"
     wanted "${p}50-$h" || continue
@@ -38,7 +55,7 @@ else
   echo "bench-frontier: $src not found (set LMASK_SHARED); the paper's n = 50 sets are left out" >&2
 fi
 # problem:hardness:budget:count
-for s in tsptw:medium:200:$n100 tspdl:hard:150:$n100dl; do
+[ -n "$own" ] || for s in tsptw:medium:200:$n100 tspdl:hard:150:$n100dl; do
   IFS=: read -r p h budget count <<<"$s"
   name=${p}100-$h
   wanted "$name" || continue
@@ -57,7 +74,9 @@ done
 [ ${#sets[@]} -gt 0 ] || { echo "bench-frontier: no set to run" >&2; exit 1; }
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD 2>/dev/null || commit+="+changes"
-args=(-reps "$reps" -dir out/frontier/runs -command "./just bench-frontier $n50 $n100 $reps" -commit "$commit")
+command="./just bench-frontier $n50 $n100 $reps"
+[ -z "$own" ] || command="./just frontier-data ${LMASK_FRONTIER_DATA} $LMASK_FRONTIER_MODEL $own_limit $reps"
+args=(-reps "$reps" -dir out/frontier/runs -command "$command" -commit "$commit")
 [ -z "${LMASK_FRONTIER_BUDGETS:-}" ] || args+=(-budgets "$LMASK_FRONTIER_BUDGETS")
 [ -z "${LMASK_FRONTIER_JSON:-}" ] || args+=(-json "$LMASK_FRONTIER_JSON")
 [ -z "${LMASK_FRONTIER_NET_FLAGS:-}" ] || args+=(-net-flags "$LMASK_FRONTIER_NET_FLAGS")

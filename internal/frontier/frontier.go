@@ -5,6 +5,10 @@
 // budget (--cpu-budget), alternating the two, and judges both by the
 // independent checker (lmask-data check). A cell reports the median of its
 // repetitions (./just bench-frontier).
+//
+// A set without a reference (held-out data, or a user's own) gets no gap:
+// each repetition instead compares the two runs' solutions instance by
+// instance (Pair), and the cell reports the medians (Paired).
 package frontier
 
 import (
@@ -29,11 +33,13 @@ import (
 type Set struct {
 	// Name labels the set in the table, e.g. "TSPTW-50 medium".
 	Name string `json:"name"`
-	// Model is the network's directory; Data the instances file;
-	// Reference the reference solutions for the gap.
+	// Model is the network's directory (or a shipped model's name, as
+	// lmask-infer takes it); Data the instances file; Reference the
+	// reference solutions for the gap, or empty for none: the runs are
+	// then compared with each other (Pair).
 	Model     string `json:"model"`
 	Data      string `json:"data"`
-	Reference string `json:"reference"`
+	Reference string `json:"reference,omitempty"`
 	// Limit solves the first Limit instances (0 = all).
 	Limit int `json:"limit"`
 }
@@ -63,7 +69,8 @@ type Run struct {
 	CPU    float64 `json:"cpu_s"`
 	Wall   float64 `json:"wall_s"`
 	Budget float64 `json:"cpu_budget_s,omitempty"`
-	// Gap, InstInfeasible and SolInfeasible are the checker's (fractions).
+	// Gap, InstInfeasible and SolInfeasible are the checker's (fractions);
+	// Gap is NaN, and left out of the JSON, for a set without a reference.
 	Gap            float64 `json:"gap"`
 	InstInfeasible float64 `json:"inst_infeasible"`
 	SolInfeasible  float64 `json:"sol_infeasible"`
@@ -76,19 +83,56 @@ type Cell struct {
 	Instances int    `json:"instances"`
 	Network   []Run  `json:"network"`
 	NoNetwork []Run  `json:"no_network"`
-	// The medians over the repetitions.
+	// The medians over the repetitions (the gaps NaN, and left out of the
+	// JSON, for a set without a reference).
 	NetworkGap     float64 `json:"network_gap"`
 	NoNetworkGap   float64 `json:"no_network_gap"`
 	NetworkCPU     float64 `json:"network_cpu_s"`
 	NoNetworkCPU   float64 `json:"no_network_cpu_s"`
 	NetworkInstInf float64 `json:"network_inst_infeasible"`
 	NoNetInstInf   float64 `json:"no_network_inst_infeasible"`
+	// Pairs, for a set without a reference, compare each repetition's two
+	// runs instance by instance, and Paired is their median; absent for a
+	// set with a reference.
+	Pairs  []Pair  `json:"pairs,omitempty"`
+	Paired *Paired `json:"paired,omitempty"`
 }
 
 // Wins reports whether the network's median gap is at most the no-network
-// one and its infeasible share no larger.
+// one and its infeasible share no larger; for a set without a reference,
+// whether its median length difference is at most zero (or there is none)
+// and its infeasible share no larger.
 func (c Cell) Wins() bool {
+	if c.Paired != nil {
+		return c.NetworkInstInf <= c.NoNetInstInf && (c.Paired.DiffPct == nil || *c.Paired.DiffPct <= 0)
+	}
 	return c.NetworkInstInf <= c.NoNetInstInf && c.NetworkGap <= c.NoNetworkGap
+}
+
+// MarshalJSON leaves out a gap that is NaN (a set without a reference).
+func (r Run) MarshalJSON() ([]byte, error) {
+	type plain Run
+	if !math.IsNaN(r.Gap) {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		plain
+		Gap *float64 `json:"gap,omitempty"`
+	}{plain: plain(r)})
+}
+
+// MarshalJSON leaves out median gaps that are NaN (a set without a
+// reference).
+func (c Cell) MarshalJSON() ([]byte, error) {
+	type plain Cell
+	if !math.IsNaN(c.NetworkGap) && !math.IsNaN(c.NoNetworkGap) {
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		plain
+		NetworkGap   *float64 `json:"network_gap,omitempty"`
+		NoNetworkGap *float64 `json:"no_network_gap,omitempty"`
+	}{plain: plain(c)})
 }
 
 // Config configures Measure.
@@ -107,7 +151,8 @@ type Config struct {
 
 // Measure runs every cell of cfg: Reps times the network run then the
 // no-network run with the network run's CPU time as budget, each judged by
-// the checker.
+// the checker; for a set without a reference, each such pair is compared
+// instance by instance (Pair).
 func Measure(ctx context.Context, cfg Config) ([]Cell, error) {
 	if cfg.Reps < 1 {
 		return nil, fmt.Errorf("frontier: %d repetitions, want ≥ 1", cfg.Reps)
@@ -120,6 +165,13 @@ func Measure(ctx context.Context, cfg Config) ([]Cell, error) {
 	}
 	var cells []Cell
 	for si, s := range cfg.Sets {
+		var insts *Instances
+		if s.Reference == "" {
+			var err error
+			if insts, err = ReadInstances(s.Data, s.Limit); err != nil {
+				return nil, fmt.Errorf("frontier: %s: %w", s.Name, err)
+			}
+		}
 		for bi, b := range cfg.Budgets {
 			c := Cell{Set: s.Name, Budget: b.Name}
 			for r := range cfg.Reps {
@@ -136,6 +188,19 @@ func Measure(ctx context.Context, cfg Config) ([]Cell, error) {
 				nn.Budget = net.CPU
 				c.Instances = n
 				c.Network, c.NoNetwork = append(c.Network, net), append(c.NoNetwork, nn)
+				if insts != nil {
+					if len(insts.Insts) != n {
+						return nil, fmt.Errorf("frontier: %s: the checker judged %d instances, %d were read from %s", s.Name, n, len(insts.Insts), s.Data)
+					}
+					p, err := insts.PairFiles(filepath.Join(cfg.Dir, tag+"-net.parquet"), filepath.Join(cfg.Dir, tag+"-nonet.parquet"))
+					if err != nil {
+						return nil, fmt.Errorf("frontier: %s, %s: %w", s.Name, b.Name, err)
+					}
+					c.Pairs = append(c.Pairs, p)
+					fmt.Fprintf(cfg.Log, "%-16s %-24s rep %d: network against no network %s (%.2f s CPU, %.2f s wall / %.2f s CPU, %.2f s wall)\n",
+						s.Name, b.Name, r+1, pairText(p.DiffPct, float64(p.Wins), float64(p.Ties), float64(p.Losses)), net.CPU, net.Wall, nn.CPU, nn.Wall)
+					continue
+				}
 				fmt.Fprintf(cfg.Log, "%-16s %-24s rep %d: network %.3f%% (%.2f s CPU, %.2f s wall), no network %.3f%% (%.2f s CPU, %.2f s wall)\n",
 					s.Name, b.Name, r+1, 100*net.Gap, net.CPU, net.Wall, 100*nn.Gap, nn.CPU, nn.Wall)
 			}
@@ -160,6 +225,7 @@ func (c *Cell) summarise() {
 	c.NetworkGap, c.NoNetworkGap = pick(c.Network, gap), pick(c.NoNetwork, gap)
 	c.NetworkCPU, c.NoNetworkCPU = pick(c.Network, cpu), pick(c.NoNetwork, cpu)
 	c.NetworkInstInf, c.NoNetInstInf = pick(c.Network, inf), pick(c.NoNetwork, inf)
+	c.Paired = MedianPairs(c.Pairs)
 }
 
 // Median is the middle value of v (the mean of the two middle ones for an
@@ -198,6 +264,9 @@ func (cfg Config) run(ctx context.Context, s Set, flags []string, prefix string)
 		return Run{}, 0, err
 	}
 	r.Gap, r.InstInfeasible, r.SolInfeasible = m.Gap, m.InstInfeasible, m.SolInfeasible
+	if s.Reference == "" {
+		r.Gap = math.NaN()
+	}
 	return r, m.Instances, nil
 }
 
@@ -210,9 +279,13 @@ type checked struct {
 }
 
 // check judges a solutions file with lmask-data check against the set's
-// reference, over the instances solved.
+// reference (without one for a set that has none), over the instances
+// solved.
 func (cfg Config) check(ctx context.Context, s Set, sol string) (checked, error) {
-	args := []string{"check", "--instances", s.Data, "--solutions", sol, "--reference", s.Reference, "--json"}
+	args := []string{"check", "--instances", s.Data, "--solutions", sol, "--json"}
+	if s.Reference != "" {
+		args = append(args, "--reference", s.Reference)
+	}
 	if s.Limit > 0 {
 		args = append(args, "--limit", fmt.Sprint(s.Limit))
 	}
@@ -230,7 +303,7 @@ func (cfg Config) check(ctx context.Context, s Set, sol string) (checked, error)
 	if err := json.Unmarshal(stdout.Bytes(), &m); err != nil {
 		return checked{}, fmt.Errorf("%s check --json: %w", cfg.Check, err)
 	}
-	if g, ok := raw["gap"].(float64); !ok || math.IsNaN(g) {
+	if g, ok := raw["gap"].(float64); s.Reference != "" && (!ok || math.IsNaN(g)) {
 		return checked{}, fmt.Errorf("%s: the checker gives no gap for %s (no reference tour matched?)", s.Reference, sol)
 	}
 	return m, nil
@@ -243,9 +316,13 @@ func lastLines(s string, n int) string {
 
 // WriteTable prints the cells as a markdown table, one row per set and a
 // column per budget: "network / no network" median gaps, the better in
-// bold, and the median CPU seconds of both.
+// bold, and the median CPU seconds of both. A set without a reference
+// shows instead the median of the network's mean length difference
+// against the no-network run and of its wins, ties and losses (PairedNote,
+// printed below the table, says how to read it).
 func WriteTable(w io.Writer, cells []Cell) {
 	var sets, budgets []string
+	paired := false
 	at := map[[2]string]Cell{}
 	for _, c := range cells {
 		if !slices.Contains(sets, c.Set) {
@@ -255,6 +332,7 @@ func WriteTable(w io.Writer, cells []Cell) {
 			budgets = append(budgets, c.Budget)
 		}
 		at[[2]string{c.Set, c.Budget}] = c
+		paired = paired || c.Paired != nil
 	}
 	fmt.Fprint(w, "| set | instances |")
 	for _, b := range budgets {
@@ -275,6 +353,14 @@ func WriteTable(w io.Writer, cells []Cell) {
 				continue
 			}
 			n = c.Instances
+			if p := c.Paired; p != nil {
+				row += fmt.Sprintf(" %s (%.2f / %.2f)", pairText(p.DiffPct, p.Wins, p.Ties, p.Losses), c.NetworkCPU, c.NoNetworkCPU)
+				if p.NetworkFeasible < float64(n) || p.NoNetworkFeasible < float64(n) {
+					row += fmt.Sprintf(", feasible %s / %s", count(p.NetworkFeasible), count(p.NoNetworkFeasible))
+				}
+				row += " |"
+				continue
+			}
 			net, non := pct(c.NetworkGap), pct(c.NoNetworkGap)
 			switch {
 			case c.NetworkGap < c.NoNetworkGap:
@@ -290,9 +376,35 @@ func WriteTable(w io.Writer, cells []Cell) {
 		}
 		fmt.Fprintf(w, "| %s | %d |%s\n", s, n, row)
 	}
+	if paired {
+		fmt.Fprintln(w, "\n"+PairedNote)
+	}
 }
 
+// PairedNote explains the cells of sets without a reference.
+const PairedNote = "Sets without a reference: the network's tours against those of the run without a network, instance by instance: " +
+	"the mean of (network − no network) / no network over the instances both solved feasibly (below zero: the network's tours are shorter), " +
+	"then the instances where the network's tour is shorter (wins), as long (ties) and longer (losses); " +
+	"\"feasible\" counts the instances each run solved feasibly where one of them left some without a feasible tour. Medians over the repetitions."
+
 func pct(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) }
+
+// pairText is "+0.12% (wins 30 / ties 50 / losses 20)", or "no instance
+// solved by both" where diff is nil.
+func pairText(diff *float64, wins, ties, losses float64) string {
+	if diff == nil {
+		return "no instance solved by both"
+	}
+	return fmt.Sprintf("%+.2f%% (wins %s / ties %s / losses %s)", *diff, count(wins), count(ties), count(losses))
+}
+
+// count formats a count, or a median of counts that falls between two.
+func count(v float64) string {
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.1f", v)
+}
 
 // Report is the JSON record of a measurement (kept under docs/results/frontier/ and rendered by docs/results/15-frontier.json):
 // what was run, when, on what, and the cells.
@@ -317,12 +429,26 @@ const Method = "Per cell, repetitions alternate a network run (lmask-infer with 
 	"and a run without a network (lmask-infer " + "--starts random-l --preset best --cpu-budget C, C the CPU time, user + sys, of the network run just before it). " +
 	"Gaps are lmask-data check's (the paper's protocol: each instance's best feasible tour against the reference); medians over the repetitions."
 
+// PairedMethod is added to Method in a report with a set without a
+// reference.
+const PairedMethod = " A set without a reference has no gap: each repetition's two solutions files are compared instance by instance, " +
+	"each instance's best feasible length replayed by the checker (lazymask.Check): the network's mean relative difference " +
+	"(network − no network) / no network in percent over the instances both runs solved feasibly, its wins, ties and losses " +
+	"there, and the instances each run solved feasibly (pairs; paired: their medians)."
+
 // NewReport is the report of cells measured with cfg by command, with the
 // load averages at the start and end (LoadAverage).
 func NewReport(cfg Config, command, commit string, load [2]float64, cells []Cell) Report {
+	method := Method
+	for _, s := range cfg.Sets {
+		if s.Reference == "" {
+			method += PairedMethod
+			break
+		}
+	}
 	return Report{
 		Title: "The network against the same search without it, at equal CPU time", Command: command,
-		Date: time.Now().UTC().Format(time.RFC3339), Machine: Machine(), Commit: commit, Load: load, Reps: cfg.Reps, Method: Method,
+		Date: time.Now().UTC().Format(time.RFC3339), Machine: Machine(), Commit: commit, Load: load, Reps: cfg.Reps, Method: method,
 		Sets: cfg.Sets, Budgets: cfg.Budgets, Cells: cells,
 	}
 }

@@ -4,6 +4,9 @@
 //
 //	go run ./scripts/frontier -infer bin/lmask-infer -check bin/lmask-data \
 //	    -set 'TSPTW-50 medium|models/pretrained/tsptw50-medium|DATA|REF|300' -json out.json
+//
+// A set with an empty REFERENCE (e.g. 'mine|tsptw100-medium|DATA||40')
+// compares the two runs' solutions instance by instance instead of gaps.
 package main
 
 import (
@@ -22,11 +25,16 @@ type setsFlag []frontier.Set
 
 func (s *setsFlag) String() string { return fmt.Sprint(len(*s)) }
 
-// Set parses NAME|MODEL|DATA|REFERENCE|LIMIT.
+// Set parses NAME|MODEL|DATA|REFERENCE|LIMIT (REFERENCE may be empty).
 func (s *setsFlag) Set(v string) error {
 	f := strings.Split(v, "|")
 	if len(f) != 5 {
 		return fmt.Errorf("want NAME|MODEL|DATA|REFERENCE|LIMIT, got %q", v)
+	}
+	for i, what := range []string{"NAME", "MODEL", "DATA"} {
+		if strings.TrimSpace(f[i]) == "" {
+			return fmt.Errorf("%q: %s is empty", v, what)
+		}
 	}
 	lim, err := strconv.Atoi(f[4])
 	if err != nil || lim < 0 {
@@ -48,7 +56,7 @@ func main() {
 	budgets := flag.String("budgets", "", "comma-separated budget names to run (default: all: fast, best, best --improve-share 10)")
 	netFlags := flag.String("net-flags", "", "space-separated lmask-infer flags added to every network run (e.g. \"--aug 1\", \"--batch 16\", \"--threads 2 --workers 1\")")
 	commit := flag.String("commit", "", "the commit measured, recorded in the report")
-	flag.Var(&sets, "set", "a set, NAME|MODEL|DATA|REFERENCE|LIMIT (repeatable)")
+	flag.Var(&sets, "set", "a set, NAME|MODEL|DATA|REFERENCE|LIMIT (repeatable; MODEL a folder or a shipped model's name; an empty REFERENCE compares the two runs instance by instance)")
 	flag.Parse()
 	if len(sets) == 0 || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "frontier: give at least one -set and no arguments")
