@@ -485,14 +485,20 @@ func ReadPairs(path string) (Pairs, error) {
 	if err != nil {
 		return Pairs{}, err
 	}
+	var probe struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return Pairs{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if probe.Kind != "pairs" {
+		return Pairs{}, fmt.Errorf("%s: field kind: %q, want pairs", path, probe.Kind)
+	}
 	var s Pairs
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
 		return Pairs{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if s.Kind != "pairs" {
-		return Pairs{}, fmt.Errorf("%s: field kind: %q, want pairs", path, s.Kind)
 	}
 	if err := s.check(); err != nil {
 		return Pairs{}, fmt.Errorf("%s: %w", path, err)

@@ -208,7 +208,14 @@ func TestPairs(t *testing.T) {
 	if len(s.Rows) != 2 || s.Rows[1].Arms[0] != nil || s.Rows[0].Arms[1].CPU != 1.1 || s.Rows[1].Instances != 300 {
 		t.Errorf("ReadPairs: %+v", s.Rows)
 	}
-	if _, err := ReadPairs("testdata/demo-metrics.json"); err == nil || !strings.Contains(err.Error(), "demo-metrics.json") {
+	if _, err := ReadPairs("testdata/demo-metrics.json"); err == nil || !strings.Contains(err.Error(), `demo-metrics.json: field kind: "", want pairs`) {
 		t.Errorf("ReadPairs of a metrics file: %v", err)
+	}
+	bad := strings.Replace(section, `"label_title"`, `"label_titel"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "s.json"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPairs(filepath.Join(dir, "s.json")); err == nil || !strings.Contains(err.Error(), `s.json: json: unknown field "label_titel"`) {
+		t.Errorf("ReadPairs of a misspelt field: %v", err)
 	}
 }
