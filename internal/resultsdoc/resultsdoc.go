@@ -20,6 +20,13 @@
 //     of set, budget, network gap, no-network gap (fractions, as in the
 //     metrics JSON) and CPU seconds per instance; digits sets the gaps'
 //     decimals in percent (default 2).
+//   - "pairs": arms against the plain search given the same CPU time: per
+//     row a base gap and, per arm, the gap after the arm, the gap after
+//     the plain search and the CPU seconds each had (fractions; a null arm
+//     is an empty cell); digits as for "frontier" (default 3).
+//
+// Any kind may show a picture drawn from its data (picture: the file,
+// beside the page, and its caption) after its table.
 //
 // A kind is a function that decodes its file (strictly: an unknown field
 // is an error) and returns its table; adding one is adding a function to
@@ -53,6 +60,18 @@ type Header struct {
 	// Intro are Markdown paragraphs before the table, Notes bullets after.
 	Intro []string `json:"intro,omitempty"`
 	Notes []string `json:"notes,omitempty"`
+	// Picture is shown after the table.
+	Picture *Picture `json:"picture,omitempty"`
+}
+
+// Picture is a picture drawn from a section's data.
+type Picture struct {
+	// File is the picture's path relative to the page, which sits in the
+	// folder above the section files (as the page's link to them says);
+	// it must exist.
+	File string `json:"file"`
+	// Caption is the picture's text (its alt text).
+	Caption string `json:"caption"`
 }
 
 // Table is a rendered table: a header row and rows of cells.
@@ -71,6 +90,7 @@ var kinds = map[string]kind{
 	"table":    tableKind,
 	"runs":     runsKind,
 	"frontier": frontierKind,
+	"pairs":    pairsKind,
 }
 
 // Kinds lists the known kinds, sorted.
@@ -164,11 +184,33 @@ func renderSection(b *bytes.Buffer, data []byte, dir string) error {
 			return err
 		}
 	}
+	if h.Picture != nil {
+		if err := checkPicture(h.Picture, dir); err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "\n![%s](%s)\n", h.Picture.Caption, h.Picture.File)
+	}
 	if len(h.Notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range h.Notes {
 			fmt.Fprintf(b, "* %s\n", strings.TrimSpace(n))
 		}
+	}
+	return nil
+}
+
+// checkPicture checks that p names a file beside the page (the folder
+// above dir) in a form a Markdown link keeps, and has a caption.
+func checkPicture(p *Picture, dir string) error {
+	if strings.TrimSpace(p.Caption) == "" || strings.ContainsAny(p.Caption, "[]\n") {
+		return fmt.Errorf("field picture.caption: %q, want text without brackets or line breaks", p.Caption)
+	}
+	if p.File == "" || filepath.IsAbs(p.File) || strings.ContainsAny(p.File, " ()<>\n") {
+		return fmt.Errorf("field picture.file: %q, want a path relative to the page, without spaces or parentheses", p.File)
+	}
+	at := filepath.Join(filepath.Dir(filepath.Clean(dir)), filepath.FromSlash(p.File))
+	if _, err := os.Stat(at); err != nil {
+		return fmt.Errorf("field picture.file: %w", err)
 	}
 	return nil
 }
@@ -404,4 +446,138 @@ func format(v float64, how string, digits int) (string, error) {
 		return strconv.FormatFloat(v, 'f', digits, 64), nil
 	}
 	return "", fmt.Errorf("format %q, want pct, s, int or num", how)
+}
+
+// Pair is one arm of a "pairs" row: the gap after the arm, the gap after
+// the plain search given the same CPU time (fractions), and the CPU
+// seconds each had.
+type Pair struct {
+	Gap      float64 `json:"gap"`
+	PlainGap float64 `json:"plain_gap"`
+	CPU      float64 `json:"cpu_s"`
+}
+
+// PairsRow is a row of a "pairs" section: its label, the instances, the
+// gap of the base both arms continue from, and a pair per arm (nil: not
+// measured).
+type PairsRow struct {
+	Label     string  `json:"label"`
+	Instances int     `json:"instances"`
+	BaseGap   float64 `json:"base_gap"`
+	Arms      []*Pair `json:"arms"`
+}
+
+// Pairs is a "pairs" section: arms against the plain search at equal
+// CPU time.
+type Pairs struct {
+	Header
+	LabelTitle string `json:"label_title"`
+	// Digits are the decimals of the gaps in percent (default 3).
+	Digits   *int       `json:"digits,omitempty"`
+	ArmNames []string   `json:"arm_names"`
+	Rows     []PairsRow `json:"rows"`
+}
+
+// ReadPairs reads a "pairs" section file (strictly: an unknown field is
+// an error) and checks it as the page does.
+func ReadPairs(path string) (Pairs, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Pairs{}, err
+	}
+	var probe struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return Pairs{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if probe.Kind != "pairs" {
+		return Pairs{}, fmt.Errorf("%s: field kind: %q, want pairs", path, probe.Kind)
+	}
+	var s Pairs
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return Pairs{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := s.check(); err != nil {
+		return Pairs{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s Pairs) check() error {
+	if len(s.ArmNames) == 0 || len(s.Rows) == 0 {
+		return fmt.Errorf("field rows: a pairs section needs arm_names and at least one row")
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	for i, r := range s.Rows {
+		if r.Label == "" || r.Instances <= 0 {
+			return fmt.Errorf("field rows[%d]: label %q, instances %d: want a label and instances > 0", i, r.Label, r.Instances)
+		}
+		if !finite(r.BaseGap) {
+			return fmt.Errorf("field rows[%d].base_gap: %v", i, r.BaseGap)
+		}
+		if len(r.Arms) != len(s.ArmNames) {
+			return fmt.Errorf("field rows[%d].arms: %d, want %d (the arm_names)", i, len(r.Arms), len(s.ArmNames))
+		}
+		measured := 0
+		for j, a := range r.Arms {
+			if a == nil {
+				continue
+			}
+			measured++
+			if !finite(a.Gap) || !finite(a.PlainGap) {
+				return fmt.Errorf("field rows[%d].arms[%d]: gaps %v and %v", i, j, a.Gap, a.PlainGap)
+			}
+			if !(a.CPU > 0) || math.IsInf(a.CPU, 0) {
+				return fmt.Errorf("field rows[%d].arms[%d].cpu_s: %v, want > 0", i, j, a.CPU)
+			}
+		}
+		if measured == 0 {
+			return fmt.Errorf("field rows[%d].arms: none measured", i)
+		}
+	}
+	return nil
+}
+
+func pairsKind(decode func(any) error, _ string) (Header, *Table, error) {
+	var s Pairs
+	if err := decode(&s); err != nil {
+		return s.Header, nil, err
+	}
+	if err := s.check(); err != nil {
+		return s.Header, nil, err
+	}
+	digits := 3
+	if s.Digits != nil {
+		digits = *s.Digits
+	}
+	t := &Table{Columns: append(append([]string{s.LabelTitle, "base"}, s.ArmNames...), "CPU per arm")}
+	num := func(v float64) string { return strconv.FormatFloat(100*v, 'f', digits, 64) }
+	for _, r := range s.Rows {
+		row := []string{r.Label, num(r.BaseGap) + "%"}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, a := range r.Arms {
+			if a == nil {
+				row = append(row, "")
+				continue
+			}
+			arm, plain := num(a.Gap), num(a.PlainGap)+"%"
+			switch {
+			case a.Gap < a.PlainGap:
+				arm = "**" + arm + "**"
+			case a.PlainGap < a.Gap:
+				plain = "**" + plain + "**"
+			}
+			row = append(row, arm+" / "+plain)
+			lo, hi = math.Min(lo, a.CPU), math.Max(hi, a.CPU)
+		}
+		cpu := strconv.FormatFloat(lo, 'f', 1, 64)
+		if h := strconv.FormatFloat(hi, 'f', 1, 64); h != cpu {
+			cpu += "–" + h
+		}
+		t.Rows = append(t.Rows, append(row, cpu+" s"))
+	}
+	return s.Header, t, nil
 }

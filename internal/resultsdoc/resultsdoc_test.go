@@ -136,7 +136,7 @@ func TestRunsFromMetricsFile(t *testing.T) {
 func TestErrors(t *testing.T) {
 	t.Parallel()
 	for name, c := range map[string]struct{ body, want string }{
-		"kind":        {`{"kind": "chart", "title": "T"}`, `field kind: "chart", want one of frontier, runs, table, text`},
+		"kind":        {`{"kind": "chart", "title": "T"}`, `field kind: "chart", want one of frontier, pairs, runs, table, text`},
 		"unknown":     {`{"kind": "table", "title": "T", ` + meta + `, "colums": ["a"], "rows": [["1"]]}`, `unknown field "colums"`},
 		"date":        {`{"kind": "table", "title": "T", "command": "c", "date": "07.12.2026", "machine": "m", "columns": ["a"], "rows": [["1"]]}`, `field date: "07.12.2026", want YYYY-MM-DD`},
 		"machine":     {`{"kind": "table", "title": "T", "command": "c", "date": "2026-12-07", "columns": ["a"], "rows": [["1"]]}`, `field machine: empty`},
@@ -148,6 +148,13 @@ func TestErrors(t *testing.T) {
 		"format":      {`{"kind": "runs", "title": "T", ` + meta + `, "columns": [{"key": "gap", "title": "g", "format": "permille"}], "runs": [{"label": "r", "metrics": {"gap": 1}}]}`, `format "permille"`},
 		"cpu":         {`{"kind": "frontier", "title": "T", ` + meta + `, "cells": [{"set": "s", "budget": "1×", "network_gap": 0, "no_network_gap": 0}]}`, `field cells[0].cpu_seconds_per_instance: 0, want > 0`},
 		"empty title": {`{"kind": "text", "title": " "}`, `field title: empty`},
+		"arms":        {`{"kind": "pairs", "title": "T", ` + meta + `, "label_title": "set", "arm_names": ["a", "b"], "rows": [{"label": "r", "instances": 1, "base_gap": 0.1, "arms": [{"gap": 0.1, "plain_gap": 0.1, "cpu_s": 1}]}]}`, `field rows[0].arms: 1, want 2 (the arm_names)`},
+		"arm cpu":     {`{"kind": "pairs", "title": "T", ` + meta + `, "label_title": "set", "arm_names": ["a"], "rows": [{"label": "r", "instances": 1, "base_gap": 0.1, "arms": [{"gap": 0.1, "plain_gap": 0.1}]}]}`, `field rows[0].arms[0].cpu_s: 0, want > 0`},
+		"no arm":      {`{"kind": "pairs", "title": "T", ` + meta + `, "label_title": "set", "arm_names": ["a"], "rows": [{"label": "r", "instances": 1, "base_gap": 0.1, "arms": [null]}]}`, `field rows[0].arms: none measured`},
+		"instances":   {`{"kind": "pairs", "title": "T", ` + meta + `, "label_title": "set", "arm_names": ["a"], "rows": [{"label": "r", "base_gap": 0.1, "arms": [{"gap": 0.1, "plain_gap": 0.1, "cpu_s": 1}]}]}`, `instances 0: want a label and instances > 0`},
+		"picture":     {`{"kind": "text", "title": "T", "intro": ["x"], "picture": {"file": "none.svg", "caption": "c"}}`, `field picture.file: stat`},
+		"picture sp":  {`{"kind": "text", "title": "T", "intro": ["x"], "picture": {"file": "a b.svg", "caption": "c"}}`, `field picture.file: "a b.svg", want a path relative to the page`},
+		"caption":     {`{"kind": "text", "title": "T", "intro": ["x"], "picture": {"file": "a.svg", "caption": ""}}`, `field picture.caption: ""`},
 	} {
 		_, err := render(t, map[string]string{"s.json": c.body})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "s.json") {
@@ -156,5 +163,59 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := render(t, nil); err == nil || !strings.Contains(err.Error(), "no *.json") {
 		t.Errorf("empty folder: %v", err)
+	}
+}
+
+// TestPairs: a "pairs" section shows the base and, per arm, the arm's gap
+// and the plain search's with the better in bold (an arm not measured an
+// empty cell), the range of the arms' CPU seconds, and its picture, a file
+// beside the page, after the table.
+func TestPairs(t *testing.T) {
+	t.Parallel()
+	page := t.TempDir()
+	dir := filepath.Join(page, "results")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(page, "kicks.svg"), []byte("<svg/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	section := `{"kind": "pairs", "title": "Kicks", ` + meta + `, "label_title": "set", "arm_names": ["random", "doubt"],
+		"rows": [
+			{"label": "A", "instances": 100, "base_gap": 0.00153, "arms": [{"gap": 0.00141, "plain_gap": 0.00143, "cpu_s": 0.94},
+			                                                                 {"gap": 0.0015, "plain_gap": 0.00143, "cpu_s": 1.1}]},
+			{"label": "B", "instances": 300, "base_gap": 0.0002, "arms": [null, {"gap": 0.00017, "plain_gap": 0.00017, "cpu_s": 3.6}]}],
+		"picture": {"file": "kicks.svg", "caption": "Gap against CPU"},
+		"notes": ["After."]}`
+	if err := os.WriteFile(filepath.Join(dir, "s.json"), []byte(section), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Render(dir, &b); err != nil {
+		t.Fatal(err)
+	}
+	want := "| set | base | random | doubt | CPU per arm |\n|---|---|---|---|---|\n" +
+		"| A | 0.153% | **0.141** / 0.143% | 0.150 / **0.143%** | 0.9–1.1 s |\n" +
+		"| B | 0.020% |  | 0.017 / 0.017% | 3.6 s |\n" +
+		"\n![Gap against CPU](kicks.svg)\n\n* After.\n"
+	if !strings.HasSuffix(b.String(), want) {
+		t.Errorf("page ends\n%s\nwant\n%s", b.String(), want)
+	}
+	s, err := ReadPairs(filepath.Join(dir, "s.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Rows) != 2 || s.Rows[1].Arms[0] != nil || s.Rows[0].Arms[1].CPU != 1.1 || s.Rows[1].Instances != 300 {
+		t.Errorf("ReadPairs: %+v", s.Rows)
+	}
+	if _, err := ReadPairs("testdata/demo-metrics.json"); err == nil || !strings.Contains(err.Error(), `demo-metrics.json: field kind: "", want pairs`) {
+		t.Errorf("ReadPairs of a metrics file: %v", err)
+	}
+	bad := strings.Replace(section, `"label_title"`, `"label_titel"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "s.json"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPairs(filepath.Join(dir, "s.json")); err == nil || !strings.Contains(err.Error(), `s.json: json: unknown field "label_titel"`) {
+		t.Errorf("ReadPairs of a misspelt field: %v", err)
 	}
 }

@@ -7,6 +7,16 @@
 //
 // A set with an empty REFERENCE (e.g. 'mine|tsptw100-medium|DATA||40')
 // compares the two runs' solutions instance by instance instead of gaps.
+//
+// With -plot it draws reports instead (./just frontier-plot): one report,
+// or several each named by its legend label:
+//
+//	go run ./scripts/frontier -plot OUT.svg REPORT.json [LABEL=REPORT.json ...]
+//
+// and with -plot-pairs a results section of kind "pairs" (./just
+// neural-kicks-plot):
+//
+//	go run ./scripts/frontier -plot-pairs OUT.svg SECTION.json
 package main
 
 import (
@@ -18,7 +28,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/frontier"
+	"github.com/lmask/lmask/internal/resultsdoc"
 )
 
 type setsFlag []frontier.Set
@@ -57,7 +69,16 @@ func main() {
 	netFlags := flag.String("net-flags", "", "space-separated lmask-infer flags added to every network run (e.g. \"--aug 1\", \"--batch 16\", \"--threads 2 --workers 1\")")
 	commit := flag.String("commit", "", "the commit measured, recorded in the report")
 	flag.Var(&sets, "set", "a set, NAME|MODEL|DATA|REFERENCE|LIMIT (repeatable; MODEL a folder or a shipped model's name; an empty REFERENCE compares the two runs instance by instance)")
+	plotOut := flag.String("plot", "", "draw the reports given as arguments (REPORT.json or LABEL=REPORT.json) as an SVG picture to this file; runs nothing")
+	pairsOut := flag.String("plot-pairs", "", "draw the results section (kind pairs) given as argument as an SVG picture to this file; runs nothing")
 	flag.Parse()
+	if *plotOut != "" || *pairsOut != "" {
+		if err := draw(*plotOut, *pairsOut, flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "frontier:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(sets) == 0 || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "frontier: give at least one -set and no arguments")
 		os.Exit(2)
@@ -102,4 +123,34 @@ func main() {
 			os.Exit(1)
 		}
 	}
+}
+
+// draw writes the picture of -plot or -plot-pairs.
+func draw(plotOut, pairsOut string, args []string) error {
+	var svg []byte
+	switch {
+	case plotOut != "" && pairsOut != "":
+		return fmt.Errorf("give -plot or -plot-pairs, not both")
+	case plotOut != "":
+		reports, err := frontier.ReadLabeled(args)
+		if err != nil {
+			return err
+		}
+		if svg, err = frontier.Plot(reports); err != nil {
+			return err
+		}
+	default:
+		if len(args) != 1 {
+			return fmt.Errorf("-plot-pairs takes one section file, got %d arguments", len(args))
+		}
+		s, err := resultsdoc.ReadPairs(args[0])
+		if err != nil {
+			return err
+		}
+		if svg, err = frontier.PlotPairs(s); err != nil {
+			return err
+		}
+		plotOut = pairsOut
+	}
+	return atomicfile.WriteFile(plotOut, svg)
 }
