@@ -25,7 +25,7 @@ func TestPresets(t *testing.T) {
 		t.Errorf("best preset %+v", best)
 	}
 	fast, _ := Preset(PresetFast)
-	if fast.Decode.Aug != 1 || !fast.Improve || fast.ImproveShare != 0 || fast.SetupShare != 0 || fast.Search.Kicks != FastKicks || fast.BudgetPerNode != AutoBudgetPerNode {
+	if fast.Decode.Aug != 1 || fast.Decode.Batch != FastBatch || !fast.Improve || fast.ImproveShare != 0 || fast.SetupShare != 0 || fast.Search.Kicks != FastKicks || fast.BudgetPerNode != AutoBudgetPerNode {
 		t.Errorf("fast preset %+v", fast)
 	}
 	if _, err := Preset("quick"); err == nil || !strings.Contains(err.Error(), `"quick"`) || !strings.Contains(err.Error(), "paper, best, fast") {

@@ -45,7 +45,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.IntFlag{Name: "aug", Value: d.Decode.Aug, Usage: "dihedral augmentations, 1 to 8 (the first K transforms, the identity first)"},
 			&cli.IntFlag{Name: "samples", Value: 0, Usage: "sampled trajectories per augmentation (0 = greedy)"},
 			&cli.Uint64Flag{Name: "seed", Value: d.Decode.Seed, Usage: "seed of the sampling and the search (tours do not depend on --batch, --workers, --limit or --shard)"},
-			&cli.IntFlag{Name: "batch", Value: d.Decode.Batch, Usage: "instances per decode batch"},
+			&cli.IntFlag{Name: "batch", Value: d.Decode.Batch, Usage: fmt.Sprintf("instances per decode batch (%d with --preset fast)", infer.FastBatch)},
 			&cli.IntFlag{Name: "threads", Value: 0, Usage: "onnxruntime intra-op threads per session (0 = cores / workers)"},
 			&cli.IntFlag{Name: "workers", Value: 0, Usage: "concurrent decode batches (0 = one per core; 2 with cuda)"},
 			&cli.StringFlag{Name: "device", Value: engine.DeviceCPU, Usage: "cpu or cuda (no fallback when cuda is unavailable)"},
@@ -131,7 +131,7 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	metrics := c.String("metrics-json")
 	opt.Model, opt.Data, opt.Out, opt.Reference = c.String("model"), c.String("data"), c.String("out"), c.String("reference")
 	opt.Engine = engine.Options{Device: c.String("device"), Threads: c.Int("threads"), Workers: c.Int("workers")}
-	opt.Decode.Samples, opt.Decode.Lookahead, opt.Decode.Seed, opt.Decode.Batch = c.Int("samples"), look, c.Uint64("seed"), c.Int("batch")
+	opt.Decode.Samples, opt.Decode.Lookahead, opt.Decode.Seed = c.Int("samples"), look, c.Uint64("seed")
 	opt.Limit, opt.AllTours, opt.Log, opt.Overlap = c.Int64("limit"), c.Bool("all-tours"), stderr, c.Bool("overlap")
 	if opt.Starts, err = infer.ParseStarts(c.String("starts")); err != nil {
 		return opt, "", cliapp.Usagef("--starts: %w", err)
@@ -145,6 +145,7 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 		}
 	}
 	set("aug", func() { opt.Decode.Aug = c.Int("aug") })
+	set("batch", func() { opt.Decode.Batch = c.Int("batch") })
 	set("budget", func() { opt.Decode.Budget, opt.PaperBudget = c.Int("budget"), false })
 	set("improve", func() { opt.Improve = c.Bool("improve") })
 	set("improve-share", func() { opt.ImproveShare = c.Float64("improve-share") })
