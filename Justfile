@@ -109,14 +109,13 @@ bench-infeasible count="1000" model="models/pretrained/tsptw50-medium":
 bench-frontier n50="300" n100="100" reps="3":
     bash scripts/bench-frontier.sh {{n50}} {{n100}} {{reps}}
 
-<<<<<<< HEAD
 # A held-out check, on instances from a seed no reference was built from (40 TSPTW-100 medium, first 40, 3 pairs):
 #   ./just build && bin/lmask-data generate --problem tsptw --size 100 --hardness medium --count 40 --seed 9201 --out out/heldout.parquet
 #   ./just frontier-data out/heldout.parquet tsptw100-medium 40 3
 # Does the network pay on your data? MODEL (a folder or a shipped name) against the same search without it at equal CPU time on DATA, first LIMIT (0 = all), REPS pairs, no reference needed.
 frontier-data data model limit="0" reps="3":
     LMASK_FRONTIER_DATA={{quote(data)}} LMASK_FRONTIER_MODEL={{quote(model)}} LMASK_FRONTIER_LIMIT={{quote(limit)}} bash scripts/bench-frontier.sh 0 0 {{quote(reps)}}
-=======
+
 # Draw a frontier report as docs/frontier.svg (default: the idle-machine report the results page shows): per set, the median gap against the median CPU ms per instance of the network and the no-network runs at each budget, every run faint behind; several reports overlay when each is named LABEL=FILE, e.g. ./just frontier-plot out/f.svg idle=docs/results/frontier/2026-12-07-quiet.json loaded=docs/results/frontier/2026-12-07.json
 frontier-plot out="docs/frontier.svg" +reports="docs/results/frontier/2026-12-07-quiet.json":
     go run ./scripts/frontier -plot {{out}} {{reports}}
@@ -124,7 +123,6 @@ frontier-plot out="docs/frontier.svg" +reports="docs/results/frontier/2026-12-07
 # Draw docs/neural-kicks.svg from docs/results/75-neural-kicks.json: per set, the gap against the CPU ms per instance added to the base tours, each network-guided arm against the search alone at the same CPU.
 neural-kicks-plot out="docs/neural-kicks.svg":
     go run ./scripts/frontier -plot-pairs {{out}} docs/results/75-neural-kicks.json
->>>>>>> pics
 
 # int8 copies against their float32 networks: greedy ×8 on the first LIMIT of the paper's sets, REPS alternated pairs (CPU ratio, gaps).
 bench-int8 limit="300" reps="3" *flags="":
