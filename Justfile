@@ -117,8 +117,12 @@ frontier-data data model limit="0" reps="3":
     LMASK_FRONTIER_DATA={{quote(data)}} LMASK_FRONTIER_MODEL={{quote(model)}} LMASK_FRONTIER_LIMIT={{quote(limit)}} bash scripts/bench-frontier.sh 0 0 {{quote(reps)}}
 
 # Draw a frontier report as docs/frontier.svg (default: the idle-machine report the results page shows): per set, the median gap against the median CPU ms per instance of the network and the no-network runs at each budget, every run faint behind; several reports overlay when each is named LABEL=FILE, e.g. ./just frontier-plot out/f.svg idle=docs/results/frontier/2026-12-07-quiet.json loaded=docs/results/frontier/2026-12-07.json
-frontier-plot out="docs/frontier.svg" +reports="docs/results/frontier/2026-12-07-quiet.json":
+frontier-plot out="docs/frontier.svg" +reports="docs/results/frontier/2026-12-07-quiet-2.json":
     go run ./scripts/frontier -plot {{out}} {{reports}}
+
+# Draw docs/frontier-pilots.svg: the shipped networks, their int8 copies and the search with a neural kick every 10th kick, each against the no-network search at its own CPU time (the idle-machine reports of docs/results/frontier).
+frontier-pilots-plot out="docs/frontier-pilots.svg":
+    go run ./scripts/frontier -plot {{out}} float32=docs/results/frontier/2026-12-07-quiet-2.json int8=docs/results/frontier/2026-12-07-int8.json neural-every-10=docs/results/frontier/2026-12-07-neural-every.json
 
 # Draw docs/neural-kicks.svg from docs/results/75-neural-kicks.json: per set, the gap against the CPU ms per instance added to the base tours, each network-guided arm against the search alone at the same CPU.
 neural-kicks-plot out="docs/neural-kicks.svg":

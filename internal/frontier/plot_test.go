@@ -195,15 +195,26 @@ func TestPairPanels(t *testing.T) {
 	}
 }
 
-// TestPicturesAreCurrent: docs/frontier.svg and docs/neural-kicks.svg are
-// what ./just frontier-plot and ./just neural-kicks-plot draw from the
-// results, byte for byte.
+// TestPicturesAreCurrent: docs/frontier.svg, docs/frontier-pilots.svg
+// and docs/neural-kicks.svg are what ./just frontier-plot,
+// frontier-pilots-plot and neural-kicks-plot draw from the results, byte
+// for byte.
 func TestPicturesAreCurrent(t *testing.T) {
-	reports, err := ReadLabeled([]string{"../../docs/results/frontier/2026-12-07-quiet.json"})
+	const dir = "../../docs/results/frontier/"
+	reports, err := ReadLabeled([]string{dir + "2026-12-07-quiet-2.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	frontier, err := Plot(reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports, err = ReadLabeled([]string{"float32=" + dir + "2026-12-07-quiet-2.json", "int8=" + dir + "2026-12-07-int8.json",
+		"neural-every-10=" + dir + "2026-12-07-neural-every.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pilots, err := Plot(reports)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +229,8 @@ func TestPicturesAreCurrent(t *testing.T) {
 	for _, c := range []struct {
 		file, recipe string
 		svg          []byte
-	}{{"../../docs/frontier.svg", "frontier-plot", frontier}, {"../../docs/neural-kicks.svg", "neural-kicks-plot", kicks}} {
+	}{{"../../docs/frontier.svg", "frontier-plot", frontier}, {"../../docs/frontier-pilots.svg", "frontier-pilots-plot", pilots},
+		{"../../docs/neural-kicks.svg", "neural-kicks-plot", kicks}} {
 		have, err := os.ReadFile(c.file)
 		if err != nil {
 			t.Fatal(err)
