@@ -237,7 +237,11 @@ func (s *Solver) SolveFrom(ctx context.Context, first int64, insts []*lazymask.I
 		}
 	}
 	out := make([]Solution, len(insts))
-	batches := batchRanges(insts, s.opts.Batch)
+	// A batch is one worker's job: a few instances in large batches would
+	// leave workers idle, so a batch takes at most an equal part of them
+	// per worker (the tours do not depend on the batch).
+	size := min(s.opts.Batch, max(1, (len(insts)+len(s.workers)-1)/len(s.workers)))
+	batches := batchRanges(insts, size)
 	nb := len(batches)
 	jobs := make(chan [2]int, nb)
 	for _, b := range batches {

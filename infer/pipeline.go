@@ -17,7 +17,9 @@ import (
 // Options.Overlap is set: a row group of the data is cut into groups of at
 // most this many instances, so that the decode of one group overlaps the
 // search of the one before it even in a file of one row group. Without the
-// overlap a group is a whole row group. 64 instances are 16 decode batches, 8 per core on two.
+// overlap a group is a whole row group. 64 instances are 16 decode batches
+// of 4, 8 per core on two (the engine cuts batches smaller where there would
+// be fewer than workers).
 const GroupSize = 64
 
 // decodedGroup is one instance group, decoded: rows first.. of the data.

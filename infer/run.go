@@ -233,12 +233,18 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 		}
 	}()
 	ioTime += time.Since(t0)
+	if err := ctx.Err(); err != nil {
+		return Summary{}, modelFirst(err)
+	}
 	gd := &groupDecoder{opt: &opt, mcfg: mcfg, rd: rd, start: start, lo: lo, hi: hi, pos: lo}
 	if err := gd.read(); err != nil { // counted in gd.io
 		return Summary{}, modelFirst(err)
 	}
 	if err := modelFirst(nil); err != nil {
 		return Summary{}, err
+	}
+	if got := eng.Config(); got.Problem != mcfg.Problem {
+		return Summary{}, fmt.Errorf("model %s changed while it opened: %s was %s", opt.Model, features.ConfigFile, mcfg.Problem)
 	}
 	mcfg = eng.Config()
 	gd.mcfg = mcfg

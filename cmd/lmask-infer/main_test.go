@@ -263,6 +263,13 @@ func TestPresetFlags(t *testing.T) {
 	if err != nil || o.Decode.Aug != 4 || o.Search.Kicks != 30 || o.ImproveShare != 3.5 || o.Decode.Budget != 500 || o.PaperBudget {
 		t.Errorf("--preset best with --aug 4 --improve-kicks 30 --budget 500: %+v (%v)", o, err)
 	}
+	o, err = parse("--preset", "fast", "--batch", "4")
+	if err != nil || o.Decode.Batch != 4 || o.Decode.Aug != 1 {
+		t.Errorf("--preset fast --batch 4: batch %d aug %d (%v)", o.Decode.Batch, o.Decode.Aug, err)
+	}
+	if o, err = parse("--preset", "fast"); err != nil || o.Decode.Batch != infer.FastBatch {
+		t.Errorf("--preset fast: batch %d (%v), want %d", o.Decode.Batch, err, infer.FastBatch)
+	}
 	o, err = parse("--preset", "best", "--improve=false")
 	if err != nil || o.Improve || o.ImproveShare != 0 {
 		t.Errorf("--preset best --improve=false: improve %v share %v (%v)", o.Improve, o.ImproveShare, err)
