@@ -169,9 +169,9 @@ func runNetwork(ctx context.Context, opt Options, start time.Time) (Summary, err
 	var ioTime, lsTime, rescueTime time.Duration
 	// The runtime and the model's sessions open on one core while the data
 	// opens and its first rows are read on the other: the two are the
-	// run's start-up, and in turn they left a core idle for about half a
-	// second (docs/experiments.md, "The network's start-up beside the
-	// data"). A bad model is reported before bad data, as in turn.
+	// run's start-up, and one after the other they would leave a core idle
+	// for about half a second (docs/experiments.md, "The network's start-up
+	// beside the data"). A bad model is reported before bad data.
 	mcfg, err := features.ReadConfig(opt.Model)
 	if err != nil {
 		return Summary{}, fmt.Errorf("open model %s: %w", opt.Model, err)
