@@ -124,9 +124,9 @@ frontier-plot out="docs/frontier.svg" +reports="docs/results/frontier/2026-12-07
 frontier-pilots-plot out="docs/frontier-pilots.svg":
     go run ./scripts/frontier -plot {{out}} float32=docs/results/frontier/2026-12-07-quiet-2.json int8=docs/results/frontier/2026-12-07-int8.json neural-every-10=docs/results/frontier/2026-12-07-neural-every.json
 
-# Draw docs/neural-kicks.svg from docs/results/75-neural-kicks.json: per set, the gap against the CPU ms per instance added to the base tours, each network-guided arm against the search alone at the same CPU.
+# Draw docs/neural-kicks.svg from docs/results/pilots/neural-kicks.json: per set, the gap against the CPU ms per instance added to the base tours, each network-guided arm against the search alone at the same CPU.
 neural-kicks-plot out="docs/neural-kicks.svg":
-    go run ./scripts/frontier -plot-pairs {{out}} docs/results/75-neural-kicks.json
+    go run ./scripts/frontier -plot-pairs {{out}} docs/results/pilots/neural-kicks.json
 
 # int8 copies against their float32 networks: greedy ×8 on the first LIMIT of the paper's sets, REPS alternated pairs (CPU ratio, gaps).
 bench-int8 limit="300" reps="3" *flags="":

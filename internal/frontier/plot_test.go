@@ -218,7 +218,7 @@ func TestPicturesAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pairs, err := resultsdoc.ReadPairs("../../docs/results/75-neural-kicks.json")
+	pairs, err := resultsdoc.ReadPairs("../../docs/results/pilots/neural-kicks.json")
 	if err != nil {
 		t.Fatal(err)
 	}
