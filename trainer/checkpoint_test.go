@@ -3,6 +3,7 @@ package trainer
 import (
 	"encoding/json"
 	"errors"
+	lplot "github.com/lmask/lmask/datasets/plot"
 	"math"
 	"os"
 	"path/filepath"
@@ -143,7 +144,7 @@ func TestMetricsLog_ResumeDropsLaterSteps(t *testing.T) {
 }
 
 func TestCurveAxes(t *testing.T) {
-	for _, tk := range (plainTicks{}).Ticks(0, 7500) {
+	for _, tk := range (lplot.PlainTicks{}).Ticks(0, 7500) {
 		if strings.Contains(tk.Label, ".") {
 			t.Errorf("tick label %q for %v", tk.Label, tk.Value)
 		}

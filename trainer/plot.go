@@ -3,10 +3,10 @@ package trainer
 import (
 	"bytes"
 	"fmt"
+	lplot "github.com/lmask/lmask/datasets/plot"
 	"image/color"
 	"math"
 	"path/filepath"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -122,8 +122,8 @@ func RenderCurve(recs []Record, stageStarts ...int) ([]byte, error) {
 		p.Title.Text = pn.title
 		p.X.Label.Text = "step"
 		p.Y.Label.Text = pn.ylabel
-		p.X.Tick.Marker = plainTicks{}
-		p.Y.Tick.Marker = plainTicks{}
+		p.X.Tick.Marker = lplot.PlainTicks{}
+		p.Y.Tick.Marker = lplot.PlainTicks{}
 		p.X.Min, p.X.Max = 0, math.Max(maxStep, 1)
 		p.Add(plotter.NewGrid())
 		leg := plot.NewLegend()
@@ -273,20 +273,6 @@ func valueRange(series []curveSeries) (lo, hi float64, any bool) {
 	return lo, hi, any
 }
 
-// plainTicks are gonum's default ticks labelled without trailing zeros
-// (2500, not 2500.00).
-type plainTicks struct{}
-
-func (plainTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
-		}
-	}
-	return ts
-}
-
 // WriteCurve renders recs to dir/CurveFile atomically.
 func WriteCurve(dir string, recs []Record) error {
 	svg, err := RenderCurve(recs)
@@ -328,7 +314,7 @@ func RenderComparison(groups []CompareGroup) ([]byte, error) {
 		p.Title.Text = g.Title
 		p.X.Label.Text = "label tours seen"
 		p.Y.Label.Text = "validation objective (greedy ×8)"
-		p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
+		p.X.Tick.Marker, p.Y.Tick.Marker = lplot.PlainTicks{}, lplot.PlainTicks{}
 		p.Add(plotter.NewGrid())
 		leg := plot.NewLegend()
 		leg.Top, leg.Left = true, true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	lplot "github.com/lmask/lmask/datasets/plot"
 	"image/color"
 	"math"
 	"os"
@@ -206,19 +207,6 @@ var palette = [][2]color.Color{
 func faint(c color.Color) color.Color {
 	r, g, b, _ := c.RGBA()
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 70}
-}
-
-// plainTicks are gonum's default ticks labelled without trailing zeros.
-type plainTicks struct{}
-
-func (plainTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
-		}
-	}
-	return ts
 }
 
 // glyph is the median marker of a series.
@@ -445,7 +433,7 @@ func newPanel(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = lplot.PlainTicks{}, lplot.PlainTicks{}
 	p.Add(plotter.NewGrid())
 	return p
 }
