@@ -1,9 +1,7 @@
 package frontier
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/lmask/lmask/datasets"
@@ -136,24 +134,14 @@ type Instances struct {
 }
 
 // ReadInstances reads the first limit instances of the instances file at
-// path (all of them for limit 0), as lmask-infer --limit solves them.
+// path (all of them for limit 0), as lmask-infer --limit solves them and
+// lmask-data check --limit judges them.
 func ReadInstances(path string, limit int) (*Instances, error) {
-	ir, err := datasets.OpenInstances(path)
+	d, err := datasets.ReadInstances(path)
 	if err != nil {
 		return nil, err
 	}
-	defer ir.Close()
-	in := &Instances{Path: path, Meta: ir.Metadata()}
-	for limit <= 0 || len(in.Insts) < limit {
-		b, err := ir.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		in.Insts = append(in.Insts, b.Instances...)
-	}
+	in := &Instances{Path: path, Meta: d.Meta, Insts: d.Instances}
 	if limit > 0 && len(in.Insts) > limit {
 		in.Insts = in.Insts[:limit]
 	}
