@@ -3,11 +3,13 @@ package frontier
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
@@ -49,23 +51,57 @@ func TestWriteTable(t *testing.T) {
 	}
 }
 
-// Measure end to end on the tiny 10-node TSPTW model: every run is judged
-// as datasets.Evaluate judges its solutions file, each no-network run is
-// given the CPU time of the network run before it, and the medians are
-// the runs'.
-func TestMeasureTiny(t *testing.T) {
+var cli struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// cliBin builds lmask-infer and lmask-data once for the package's end-to-end
+// tests (skipped in -short mode or without onnxruntime) and returns their
+// folder.
+func cliBin(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the CLIs")
 	}
 	if err := engine.Available(); err != nil {
 		t.Skipf("onnxruntime not available: %v", err)
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "github.com/lmask/lmask/cmd/lmask-infer", "github.com/lmask/lmask/cmd/lmask-data")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	cli.once.Do(func() {
+		dir, err := os.MkdirTemp("", "frontier-cli-")
+		if err != nil {
+			cli.err = err
+			return
+		}
+		cli.bin = filepath.Join(dir, "bin")
+		build := exec.Command("go", "build", "-o", cli.bin+"/", "github.com/lmask/lmask/cmd/lmask-infer", "github.com/lmask/lmask/cmd/lmask-data")
+		if out, err := build.CombinedOutput(); err != nil {
+			cli.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if cli.err != nil {
+		t.Fatal(cli.err)
 	}
+	return cli.bin
+}
+
+// TestMain removes the CLIs cliBin built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cli.bin != "" {
+		os.RemoveAll(filepath.Dir(cli.bin))
+	}
+	os.Exit(code)
+}
+
+// Measure end to end on the tiny 10-node TSPTW model: every run is judged
+// as datasets.Evaluate judges its solutions file, each no-network run is
+// given the CPU time of the network run before it, and the medians are
+// the runs'.
+func TestMeasureTiny(t *testing.T) {
+	bin := cliBin(t)
+	dir := t.TempDir()
 	data, ref := filepath.Join(dir, "data.parquet"), filepath.Join(dir, "ref.parquet")
 	cfg := datasets.GenConfig{Problem: lazymask.TSPTW, N: 10, Hardness: datasets.Hard, Seed: 3} // hard: every instance has its known feasible tour
 	meta, err := datasets.GenerateFile(data, cfg, 12, datasets.WriterOptions{})

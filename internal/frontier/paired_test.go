@@ -6,13 +6,11 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/lmask/lmask/datasets"
-	"github.com/lmask/lmask/engine"
 	"github.com/lmask/lmask/lazymask"
 )
 
@@ -279,18 +277,8 @@ func bestByReplay(t *testing.T, insts []*lazymask.Instance, path string) []float
 // no gap, and per repetition the pair of the two runs' files as replaying
 // their tours one by one gives it.
 func TestMeasureTinyPaired(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the CLIs")
-	}
-	if err := engine.Available(); err != nil {
-		t.Skipf("onnxruntime not available: %v", err)
-	}
+	bin := cliBin(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "github.com/lmask/lmask/cmd/lmask-infer", "github.com/lmask/lmask/cmd/lmask-data")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	data := filepath.Join(dir, "data.parquet")
 	cfg := datasets.GenConfig{Problem: lazymask.TSPTW, N: 10, Hardness: datasets.Medium, Seed: 9201}
 	if _, err := datasets.GenerateFile(data, cfg, 12, datasets.WriterOptions{}); err != nil {
