@@ -50,14 +50,7 @@ func quantParity(t *testing.T, dir, qdir string, insts []*lazymask.Instance) log
 	rowsAll, same := 0, 0
 	for _, rows := range []int{1, 9, 40} {
 		b := syntheticBatch(insts, rows, uint64(500+rows))
-		got := make([]float32, rows*b.N)
-		want := make([]float32, rows*b.N)
-		if err := pq.Scores(b, got); err != nil {
-			t.Fatal(err)
-		}
-		if err := pf.Scores(b, want); err != nil {
-			t.Fatal(err)
-		}
+		got, want := scoresOf(t, pq, b), scoresOf(t, pf, b)
 		for r := 0; r < rows; r++ {
 			bg, bw := -1, -1
 			for j := 0; j < b.N; j++ {
