@@ -76,11 +76,7 @@ func checkAction(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	if c.Bool("json") {
-		fields := m.JSONFields()
-		if div.Instances > 0 {
-			fields["diversity_instances"], fields["distinct_tours"], fields["edge_diversity"] = div.Instances, div.DistinctTours, div.EdgeShare
-		}
-		b, err := json.Marshal(fields)
+		b, err := json.Marshal(div.JSONFields(m))
 		if err != nil {
 			return fmt.Errorf("check: %w", err)
 		}
