@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
@@ -111,7 +109,7 @@ func labelAction(c *cli.Context) error {
 	ctx := c.Context
 	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search, Decodes: c.Int("aug"), Files: files, Shard: shard,
 		Log: func(f string, a ...any) {
-			if isTerminal(c.App.ErrWriter) {
+			if cliapp.IsTerminal(c.App.ErrWriter) {
 				f = "\n" + f // below the progress bar's line
 			}
 			fmt.Fprintf(c.App.ErrWriter, f+"\n", a...)
@@ -123,7 +121,7 @@ func labelAction(c *cli.Context) error {
 	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(c.App.ErrWriter),
 		progressbar.OptionSetDescription("label"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
 		progressbar.OptionSetItsString("inst"), progressbar.OptionThrottle(500_000_000),
-		progressbar.OptionSetVisibility(isTerminal(c.App.ErrWriter)))
+		progressbar.OptionSetVisibility(cliapp.IsTerminal(c.App.ErrWriter)))
 	b.Progress = func(done int) { _ = bar.Set(done) }
 	if c.Bool("relabel") {
 		r, err := b.Relabel(ctx)
@@ -142,12 +140,6 @@ func labelAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "%s: %d chunks written (%s)\n", dir, n, spec.Search)
 	return nil
-}
-
-// isTerminal reports whether w is a terminal (progress bars only there).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // newStarter returns the model's greedy decoder or Random-L as the

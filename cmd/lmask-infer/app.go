@@ -77,10 +77,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			if c.Bool("print-settings") {
 				return printSettings(stdout, c.String("preset"), opt)
 			}
-			bar := newProgress(stderr)
-			opt.Progress = bar.set
+			bar := cliapp.NewProgress(stderr, "solving", "inst")
+			opt.Progress = bar.Set
 			sum, err := infer.Run(c.Context, opt)
-			bar.finish()
+			bar.Finish()
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("%w: nothing written to %s", context.Canceled, opt.Out)
 			}
