@@ -51,11 +51,8 @@ func checkAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
-	sols, smeta, err := datasets.ReadSolutions(c.String("solutions"))
-	if err != nil {
-		return fmt.Errorf("check: %w", err)
-	}
-	if err := noted(c)(datasets.MatchSolutions(c.String("instances"), d.Meta, c.String("solutions"), smeta)); err != nil {
+	sols, _, note, err := datasets.ReadMatchedSolutions(c.String("solutions"), c.String("instances"), d.Meta)
+	if err := noted(c)(note, err); err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
 	refs, err := readReference(c, c.String("instances"), d.Meta)
