@@ -88,33 +88,27 @@ func labelAction(c *cli.Context) error {
 	if err != nil {
 		return cliapp.Usage(err)
 	}
-	p, size, hard, shard, keep, budget := r.Problem, r.Size, r.Hardness, r.Shard, r.Keep, r.Budget
-	starter, closeFn, err := newStarter(c, budget)
+	starter, closeFn, err := newStarter(c, r.Budget)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
 	search := labels.Search{Kicks: c.Int("kicks"), MaxStarts: c.Int("starts"), Workers: c.Int("workers")}
-	want := datasets.LabelSpec{Problem: p.String(), Size: size, Hardness: hard, Seed: c.Uint64("seed"),
-		ChunkSize: c.Int("chunk"), GeneratorVersion: datasets.GeneratorVersion}
-	if files != nil {
-		want = labels.FileSpec(files, c.Uint64("seed"), c.Int("chunk"))
-	}
-	want.Search, want.Keep, want.Prefixes = starter.Describe()+"; "+search.Describe(), keep, c.Bool("prefixes")
+	want := r.Spec(files, c.Uint64("seed"), c.Int("chunk"), starter.Describe()+"; "+search.Describe(), c.Bool("prefixes"))
 	dir := c.String("dir")
 	spec, err := labels.Open(dir, want)
 	if err != nil {
 		return fmt.Errorf("label: %w", err)
 	}
 	ctx := c.Context
-	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search, Decodes: c.Int("aug"), Files: files, Shard: shard,
+	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search, Decodes: c.Int("aug"), Files: files, Shard: r.Shard,
 		Log: func(f string, a ...any) {
 			if cliapp.IsTerminal(c.App.ErrWriter) {
 				f = "\n" + f // below the progress bar's line
 			}
 			fmt.Fprintf(c.App.ErrWriter, f+"\n", a...)
 		}}
-	total, err := labels.Pending(dir, spec.ChunkSize, c.Int("count"), files, shard, c.Bool("relabel"))
+	total, err := labels.Pending(dir, spec.ChunkSize, c.Int("count"), files, r.Shard, c.Bool("relabel"))
 	if err != nil {
 		return err
 	}
