@@ -1,6 +1,8 @@
 package cliapp
 
 import (
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/lmask/lmask/internal/atomicfile"
@@ -59,4 +61,23 @@ func GuardFiles(inputFlags, outputFlags []string) cli.BeforeFunc {
 		}
 		return nil
 	}
+}
+
+// Required returns a usage error, in urfave/cli's words, naming the flags
+// of names (in their order) that c does not set; nil when all are set. It
+// serves flags required only in some uses of a command.
+func Required(c *cli.Context, names ...string) error {
+	var missing []string
+	for _, f := range names {
+		if !c.IsSet(f) {
+			missing = append(missing, f)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return Usagef("Required flag %q not set", missing[0])
+	}
+	return Usagef("Required flags %q not set", strings.Join(missing, ", "))
 }

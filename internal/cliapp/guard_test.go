@@ -76,3 +76,25 @@ func TestInterruptible(t *testing.T) {
 		t.Fatal("the interrupted action did not return")
 	}
 }
+
+func TestRequired(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--a", "1", "--b", "2", "--c", "3"}, ""},
+		{[]string{"--a", "1", "--c", "3"}, `Required flag "b" not set`},
+		{[]string{"--b", "2"}, `Required flags "a, c" not set`},
+		{nil, `Required flags "a, b, c" not set`},
+	} {
+		var err error
+		app := &cli.App{Name: "x", Flags: []cli.Flag{&cli.StringFlag{Name: "a"}, &cli.StringFlag{Name: "b"}, &cli.StringFlag{Name: "c"}},
+			Action: func(c *cli.Context) error { err = Required(c, "a", "b", "c"); return nil }}
+		if runErr := app.Run(append([]string{"x"}, tc.args...)); runErr != nil {
+			t.Fatal(runErr)
+		}
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want || !IsUsage(err)) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
