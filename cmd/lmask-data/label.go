@@ -102,12 +102,7 @@ func labelAction(c *cli.Context) error {
 	}
 	ctx := c.Context
 	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search, Decodes: c.Int("aug"), Files: files, Shard: r.Shard,
-		Log: func(f string, a ...any) {
-			if cliapp.IsTerminal(c.App.ErrWriter) {
-				f = "\n" + f // below the progress bar's line
-			}
-			fmt.Fprintf(c.App.ErrWriter, f+"\n", a...)
-		}}
+		Log: cliapp.BarLog(c.App.ErrWriter)}
 	total, err := labels.Pending(dir, spec.ChunkSize, c.Int("count"), files, r.Shard, c.Bool("relabel"))
 	if err != nil {
 		return err

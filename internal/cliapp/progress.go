@@ -1,6 +1,7 @@
 package cliapp
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -48,5 +49,16 @@ func (p *Progress) Set(done, total int64) {
 func (p *Progress) Finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
+	}
+}
+
+// BarLog returns a printf-like logger of lines to w that, on a terminal,
+// starts each below the line of a progress bar.
+func BarLog(w io.Writer) func(format string, a ...any) {
+	return func(format string, a ...any) {
+		if IsTerminal(w) {
+			format = "\n" + format // below the progress bar's line
+		}
+		fmt.Fprintf(w, format+"\n", a...)
 	}
 }

@@ -32,3 +32,14 @@ func TestProgressOffTerminal(t *testing.T) {
 		t.Fatalf("a bar on a file wrote %d bytes (%v)", st.Size(), err)
 	}
 }
+
+// TestBarLogOffTerminal: off a terminal, each call is one plain line.
+func TestBarLogOffTerminal(t *testing.T) {
+	var b strings.Builder
+	log := BarLog(&b)
+	log("chunk %d of %s", 3, "set")
+	log("done")
+	if b.String() != "chunk 3 of set\ndone\n" {
+		t.Fatalf("log %q", b.String())
+	}
+}
