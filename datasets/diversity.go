@@ -54,6 +54,17 @@ type Diversity struct {
 	DistinctTours, EdgeShare float64
 }
 
+// JSONFields returns m's JSON fields (Metrics.JSONFields) and, where d
+// counts instances, d's: diversity_instances, distinct_tours and
+// edge_diversity.
+func (d Diversity) JSONFields(m Metrics) map[string]any {
+	fields := m.JSONFields()
+	if d.Instances > 0 {
+		fields["diversity_instances"], fields["distinct_tours"], fields["edge_diversity"] = d.Instances, d.DistinctTours, d.EdgeShare
+	}
+	return fields
+}
+
 // add counts one instance's feasible tours (nothing with fewer than two,
 // or on a nil d).
 func (d *Diversity) add(tours [][]int) {

@@ -43,14 +43,25 @@ func TestEvaluateDiversity(t *testing.T) {
 		{Instance: 2, Tour: []int{0, 1, 2, 3}}, {Instance: 2, Tour: []int{0, 3, 2, 1}}, // the second is late
 	}
 	// instance 0: pairs (same 0, swap 0.75) from each copy and 0.75 twice from the swap: 3/6
-	_, d, err := EvaluateDiversity(insts, sols, nil)
+	m, d, err := EvaluateDiversity(insts, sols, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Instances != 1 || d.DistinctTours != 2 || math.Abs(d.EdgeShare-0.5) > 1e-12 {
 		t.Fatalf("diversity %+v; want 1 instance, 2 distinct, edge share 0.5", d)
 	}
-	if _, d, err := EvaluateDiversity(insts[1:2], []Solution{{Instance: 0, Tour: []int{0, 1, 2, 3}}}, nil); err != nil || d != (Diversity{}) {
+	f := d.JSONFields(m)
+	if f["diversity_instances"] != 1 || f["distinct_tours"] != 2.0 || math.Abs(f["edge_diversity"].(float64)-0.5) > 1e-12 ||
+		f["instances"] != m.JSONFields()["instances"] {
+		t.Errorf("JSON fields %v", f)
+	}
+	m, d, err = EvaluateDiversity(insts[1:2], []Solution{{Instance: 0, Tour: []int{0, 1, 2, 3}}}, nil)
+	if err != nil || d != (Diversity{}) {
 		t.Errorf("one tour: %+v, want none", d)
+	}
+	for _, k := range []string{"diversity_instances", "distinct_tours", "edge_diversity"} {
+		if _, ok := d.JSONFields(m)[k]; ok {
+			t.Errorf("%s written without an instance of two tours", k)
+		}
 	}
 }

@@ -59,6 +59,20 @@ type NPZReferenceImport struct {
 	Source                 string
 }
 
+// ImportNPZInstancesFile converts the paper's instance .npz in
+// (ImportNPZInstances) into the instances file out and returns what it
+// wrote.
+func ImportNPZInstancesFile(in, out string) (*Dataset, error) {
+	d, err := ImportNPZInstances(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteInstances(out, d.Meta, d.Instances, d.KnownTours, WriterOptions{}); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
 // ImportNPZReferenceFile converts a reference .npz (solutions, costs) of
 // the instances file instPath into the solutions file out.
 func ImportNPZReferenceFile(in, instPath, out string) (NPZReferenceImport, error) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +95,37 @@ func TestMatchSolutions(t *testing.T) {
 		case tc.note == "" && note != "", tc.note != "" && !strings.Contains(note, tc.note):
 			t.Errorf("%+v: note %q, want %q", tc.sol, note, tc.note)
 		}
+	}
+}
+
+// TestReadMatchedSolutions reads a solutions file with its rows, metadata
+// and MatchSolutions' note, and refuses one of other instances.
+func TestReadMatchedSolutions(t *testing.T) {
+	dir := t.TempDir()
+	sp := filepath.Join(dir, "s.parquet")
+	rows := []Solution{{Instance: 0, Tour: []int{0, 2, 1, 3}, Cost: 4.5, Feasible: true, Source: "x"}, {Instance: 1, Source: "x"}}
+	if err := WriteSolutions(sp, Metadata{Kind: KindSolutions, Problem: "tsptw", Size: 4, Source: "x", Instances: "other/i.parquet"}, rows, WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	inst := Metadata{Kind: KindInstances, Problem: "tsptw", Size: 4}
+	sols, meta, note, err := ReadMatchedSolutions(sp, "dir/i2.parquet", inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sols) != 2 || !slices.Equal(sols[0].Tour, []int{0, 2, 1, 3}) || sols[0].Cost != 4.5 || sols[1].Instance != 1 || sols[1].Tour != nil ||
+		meta.Problem != "tsptw" || meta.Instances != "other/i.parquet" {
+		t.Fatalf("rows %+v, metadata %+v", sols, meta)
+	}
+	if want := "note: " + sp + " was written for the instances in other/i.parquet, here read with dir/i2.parquet"; note != want {
+		t.Errorf("note %q, want %q", note, want)
+	}
+	inst.Size = 5
+	if sols, _, _, err := ReadMatchedSolutions(sp, "dir/i2.parquet", inst); err == nil || sols != nil ||
+		err.Error() != sp+" holds solutions of 4-node instances, but dir/i2.parquet holds 5-node instances" {
+		t.Errorf("other sizes: %v", err)
+	}
+	if _, _, _, err := ReadMatchedSolutions(filepath.Join(dir, "none.parquet"), "i.parquet", inst); err == nil || !strings.Contains(err.Error(), "none.parquet") {
+		t.Errorf("missing file: %v", err)
 	}
 }
 

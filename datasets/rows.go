@@ -103,14 +103,22 @@ func ReadReference(path, instPath string, inst Metadata) (refs []Solution, note 
 	if path == "" {
 		return nil, "", nil
 	}
-	refs, meta, err := ReadSolutions(path)
+	refs, _, note, err = ReadMatchedSolutions(path, instPath, inst)
+	return refs, note, err
+}
+
+// ReadMatchedSolutions reads the solutions file path and checks that it
+// can belong to the instances file instPath (metadata inst,
+// MatchSolutions); note is MatchSolutions' note.
+func ReadMatchedSolutions(path, instPath string, inst Metadata) (sols []Solution, meta Metadata, note string, err error) {
+	sols, meta, err = ReadSolutions(path)
 	if err != nil {
-		return nil, "", err
+		return nil, Metadata{}, "", err
 	}
 	if note, err = MatchSolutions(instPath, inst, path, meta); err != nil {
-		return nil, "", err
+		return nil, Metadata{}, "", err
 	}
-	return refs, note, nil
+	return sols, meta, note, nil
 }
 
 // MatchFiles is MatchSolutions for two files, opened only for their

@@ -2,12 +2,14 @@ package explain
 
 import (
 	"context"
+	"runtime"
 	"sync"
 
 	"github.com/lmask/lmask/lazymask"
 )
 
-// All explains every instance on workers goroutines (at least one), each
+// All explains every instance on workers goroutines (0 or less: one per
+// core, GOMAXPROCS), each
 // instance with its own copy, so the results do not depend on the worker
 // count (up to the time limits). errs[i] is Explain's error for insts[i].
 func All(insts []*lazymask.Instance, opt Options, workers int) ([]Explanation, []error) {
@@ -21,8 +23,11 @@ func AllContext(ctx context.Context, insts []*lazymask.Instance, opt Options, wo
 	out := make([]Explanation, len(insts))
 	errs := make([]error, len(insts))
 	next := make(chan int)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	var wg sync.WaitGroup
-	for range max(workers, 1) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

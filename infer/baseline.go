@@ -3,7 +3,9 @@ package infer
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
+	"time"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/lazymask"
@@ -53,6 +55,36 @@ func Baseline(ctx context.Context, insts []*lazymask.Instance, policy string, sa
 		}
 	}
 	return sols, nil
+}
+
+// BaselineSettings describes a baseline run (lmask-data baseline) for its
+// report and its solutions' metadata: policy, samples, budget, look-ahead
+// and seed, or the policy alone for urgency, which decodes nothing.
+func BaselineSettings(policy string, samples int, cfg lazymask.Config) string {
+	if policy == "urgency" {
+		return "policy=urgency"
+	}
+	return fmt.Sprintf("policy=%s samples=%d budget=%d lookahead=%s seed=%d", policy, samples, cfg.Budget, cfg.Lookahead, cfg.Seed)
+}
+
+// BaselineMeta returns the metadata of a baseline run's solutions: those
+// of the instances file ipath (metadata imeta), source policy, with the
+// run's settings (BaselineSettings) under lmask.baseline.
+func BaselineMeta(imeta datasets.Metadata, ipath, policy, settings string) datasets.Metadata {
+	return datasets.Metadata{
+		Kind: datasets.KindSolutions, Problem: imeta.Problem, Size: imeta.Size, Hardness: imeta.Hardness, Scale: imeta.Scale,
+		Source: policy, Instances: ipath,
+		Extra: map[string]string{"lmask.baseline": settings},
+	}
+}
+
+// WriteBaselineTable prints the report of a baseline run: its settings
+// (BaselineSettings), its wall time and the metrics of its solutions, with
+// the gap rows when gap is set.
+func WriteBaselineTable(w io.Writer, settings string, wall time.Duration, m datasets.Metrics, gap bool) {
+	fmt.Fprintf(w, "policy           %s\n", settings)
+	fmt.Fprintf(w, "time             %.3fs wall\n", wall.Seconds())
+	m.WriteTable(w, gap)
 }
 
 // baselineRow is the solution row of tour t of instance index (seconds: the

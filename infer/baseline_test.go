@@ -62,6 +62,18 @@ func TestBaseline(t *testing.T) {
 			t.Fatalf("instance %d: row %+v, checker %+v", i, b, res)
 		}
 	}
+	if got := BaselineSettings("random-l", 4, lc); got != "policy=random-l samples=4 budget=5 lookahead=tsl seed=3" {
+		t.Errorf("settings %q", got)
+	}
+	if got := BaselineSettings("urgency", 4, lc); got != "policy=urgency" {
+		t.Errorf("urgency settings %q", got)
+	}
+	im := datasets.Metadata{Kind: datasets.KindInstances, Problem: "tsptw", Size: 12, Hardness: "medium", Scale: 100, Source: "generator", Extra: map[string]string{"x": "y"}}
+	want := datasets.Metadata{Kind: datasets.KindSolutions, Problem: "tsptw", Size: 12, Hardness: "medium", Scale: 100,
+		Source: "random-l", Instances: "in.parquet", Extra: map[string]string{"lmask.baseline": "s"}}
+	if got := BaselineMeta(im, "in.parquet", "random-l", "s"); !reflect.DeepEqual(got, want) {
+		t.Errorf("metadata %+v, want %+v", got, want)
+	}
 	if _, err := Baseline(context.Background(), insts, "greedy", 1, lc, 1, false); err == nil || !strings.Contains(err.Error(), `unknown policy "greedy"`) {
 		t.Errorf("unknown policy: %v", err)
 	}

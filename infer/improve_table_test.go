@@ -36,6 +36,17 @@ func TestWriteImproveTable(t *testing.T) {
 	}
 }
 
+func TestWriteBaselineTable(t *testing.T) {
+	m := datasets.Metrics{Instances: 2, Rows: 2, Tours: 2, FeasibleTours: 2, ObjCount: 2, Obj: 5.5, ObjOrig: 550}
+	var w, table strings.Builder
+	WriteBaselineTable(&w, "policy=urgency", 1500*time.Millisecond, m, false)
+	m.WriteTable(&table, false)
+	want := "policy           policy=urgency\n" + "time             1.500s wall\n" + table.String()
+	if w.String() != want || !strings.Contains(want, "obj") {
+		t.Fatalf("got\n%s\nwant\n%s", w.String(), want)
+	}
+}
+
 func TestImprovedMeta(t *testing.T) {
 	in := datasets.Metadata{Source: "lmask", Extra: map[string]string{"k": "v"}}
 	opt := solve.Options{Urgency: true}

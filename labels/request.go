@@ -43,6 +43,20 @@ type Resolved struct {
 	Budget   int
 }
 
+// Spec is the label set a run of r asks for: drawn by the generator from
+// seed (or labelling files, FileSpec) in chunks of chunk instances, its
+// tours made by search (the start tours' and the local search's
+// descriptions), prefix completions where prefixes is set.
+func (r Resolved) Spec(files *datasets.InstanceFiles, seed uint64, chunk int, search string, prefixes bool) datasets.LabelSpec {
+	spec := datasets.LabelSpec{Problem: r.Problem.String(), Size: r.Size, Hardness: r.Hardness, Seed: seed,
+		ChunkSize: chunk, GeneratorVersion: datasets.GeneratorVersion}
+	if files != nil {
+		spec = FileSpec(files, seed, chunk)
+	}
+	spec.Search, spec.Keep, spec.Prefixes = search, r.Keep, prefixes
+	return spec
+}
+
 // Resolve checks the settings against each other and against the instance
 // files (nil when the set is generated); every error it returns is a usage
 // error, an *opterr.Error naming the Request field (Instances: the files).

@@ -3,6 +3,7 @@ package labels
 import (
 	"errors"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -99,6 +100,27 @@ func TestResolve(t *testing.T) {
 		if oe := opterr.As(err); oe == nil || oe.Option != c.option || oe.Value != c.value || err.Error() != c.want {
 			t.Errorf("%s with files: got %v, want %s", c.field, err, c.want)
 		}
+	}
+}
+
+// TestResolvedSpec: a generated set records the resolved problem, size and
+// hardness with the generator's version; a set of files records FileSpec's
+// sizes and no hardness; both keep the search, keep rule and prefixes.
+func TestResolvedSpec(t *testing.T) {
+	r := Resolved{Problem: lazymask.TSPTW, Size: 20, Hardness: "hard", Keep: datasets.KeepFailed, Budget: 100}
+	got := r.Spec(nil, 7, 500, "Random-L ×8; 4 starts + 20 kicks", true)
+	want := datasets.LabelSpec{Problem: "tsptw", Size: 20, Hardness: "hard", Seed: 7, ChunkSize: 500, GeneratorVersion: datasets.GeneratorVersion,
+		Search: "Random-L ×8; 4 starts + 20 kicks", Keep: datasets.KeepFailed, Prefixes: true}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("generated spec %+v, want %+v", got, want)
+	}
+	files := &datasets.InstanceFiles{Problem: lazymask.TSPDL, Instances: []*lazymask.Instance{{N: 10}, {N: 30}}}
+	r = Resolved{Problem: lazymask.TSPDL, Size: 30}
+	got = r.Spec(files, 3, 100, "s", false)
+	want = FileSpec(files, 3, 100)
+	want.Search = "s"
+	if !reflect.DeepEqual(got, want) || got.Hardness != "" || got.GeneratorVersion != "" || !slices.Equal(got.Sizes, []int{10, 30}) {
+		t.Errorf("files spec %+v, want %+v", got, want)
 	}
 }
 

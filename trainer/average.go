@@ -21,6 +21,17 @@ func AverageCheckpoints(aPath, bPath string, w float64, out string) error {
 	return MixCheckpoints([]string{aPath, bPath}, []float64{1 - w, w}, out)
 }
 
+// MeanCheckpoints writes to out the checkpoint whose weights are the mean
+// of the paths' weights (equal shares; MixCheckpoints), e.g. a run's
+// snapshots.
+func MeanCheckpoints(paths []string, out string) error {
+	shares := make([]float64, len(paths))
+	for i := range shares {
+		shares[i] = 1 / float64(len(paths))
+	}
+	return MixCheckpoints(paths, shares, out)
+}
+
 // MixCheckpoints writes to out a checkpoint whose weights are Σ wᵢ·pathᵢ
 // (the weights wᵢ ≥ 0 summing to 1) and whose other variables and header
 // are the first's. With equal weights over the snapshots of one run's tail

@@ -1,9 +1,11 @@
 package trainer
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,6 +123,14 @@ func TestSnapshotsAndTheirMean(t *testing.T) {
 	if err := MixCheckpoints(got, []float64{1. / 3, 1. / 3, 1. / 3}, out); err != nil {
 		t.Fatal(err)
 	}
+	// MeanCheckpoints gives the same shares: the same file.
+	mean := filepath.Join(t.TempDir(), "mean.lmck")
+	if err := MeanCheckpoints(got, mean); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := readAll(t, out), readAll(t, mean); !bytes.Equal(a, b) {
+		t.Fatal("MeanCheckpoints wrote another checkpoint than MixCheckpoints with equal shares")
+	}
 	m, err := ReadCheckpoint(out)
 	if err != nil {
 		t.Fatal(err)
@@ -146,4 +156,13 @@ func TestSnapshotsAndTheirMean(t *testing.T) {
 	if err := MixCheckpoints(got, []float64{0.5, 0.5, 0.5}, out); err == nil || !strings.Contains(err.Error(), "sum") {
 		t.Errorf("shares summing to 1.5: error %v, want one about the sum", err)
 	}
+}
+
+func readAll(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/opterr"
 )
 
@@ -24,6 +25,46 @@ func ReadStages(dirs []string) ([][]Record, error) {
 		stages = append(stages, recs)
 	}
 	return stages, nil
+}
+
+// DrawStages draws the training curve of one or more stages (run
+// directories or metrics.jsonl files, joined in order; JoinStages) to the
+// SVG file out, written atomically once the runs are read. It returns the
+// number of stages and the last step drawn.
+func DrawStages(out string, runs []string) (stages, lastStep int, err error) {
+	if err := CheckCurveOut(out, runs); err != nil {
+		return 0, 0, fmt.Errorf("curve: %w", err)
+	}
+	st, err := ReadStages(runs)
+	if err != nil {
+		return 0, 0, err
+	}
+	recs, starts := JoinStages(st...)
+	svg, err := RenderCurve(recs, starts...)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := atomicfile.WriteFile(out, svg); err != nil {
+		return 0, 0, fmt.Errorf("curve: %w", err)
+	}
+	return len(st), recs[len(recs)-1].Step, nil
+}
+
+// DrawComparison draws the groups (ReadCompareGroups, which also returns
+// runs, the run directories they name) side by side to the SVG file out,
+// written atomically; out must be none of the runs' metrics logs.
+func DrawComparison(out string, groups []CompareGroup, runs []string) error {
+	if err := CheckCurveOut(out, runs); err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	svg, err := RenderComparison(groups)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(out, svg); err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	return nil
 }
 
 // ReadCompareGroups parses the compare command's groups, each

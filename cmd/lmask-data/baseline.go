@@ -48,9 +48,6 @@ func baselineAction(c *cli.Context) error {
 	if samples < 1 {
 		return cliapp.Usagef("baseline: flag --samples: %d, want ≥ 1", samples)
 	}
-	if policy == "urgency" {
-		samples = 1
-	}
 	budget := c.Int("budget")
 	if budget < -1 {
 		return cliapp.Usagef("baseline: flag --budget: %d, want ≥ -1", budget)
@@ -79,20 +76,11 @@ func baselineAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("baseline: %w", datasets.WithPath(err, "reference", c.String("reference")))
 	}
-	settings := fmt.Sprintf("policy=%s samples=%d budget=%d lookahead=%s seed=%d", policy, samples, budget, look, cfg.Seed)
-	if policy == "urgency" {
-		settings = "policy=urgency" // decodes nothing: the other flags do not apply
-	}
-	meta := datasets.Metadata{
-		Kind: datasets.KindSolutions, Problem: d.Meta.Problem, Size: d.Meta.Size, Hardness: d.Meta.Hardness, Scale: d.Meta.Scale,
-		Source: policy, Instances: ipath,
-		Extra: map[string]string{"lmask.baseline": settings},
-	}
+	settings := infer.BaselineSettings(policy, samples, cfg)
+	meta := infer.BaselineMeta(d.Meta, ipath, policy, settings)
 	if err := datasets.WriteSolutions(out, meta, sols, datasets.WriterOptions{}); err != nil {
 		return fmt.Errorf("baseline: write %s: %w", out, err)
 	}
-	fmt.Fprintf(c.App.Writer, "policy           %s\n", settings)
-	fmt.Fprintf(c.App.Writer, "time             %.3fs wall\n", wall.Seconds())
-	m.WriteTable(c.App.Writer, refs != nil)
+	infer.WriteBaselineTable(c.App.Writer, settings, wall, m, refs != nil)
 	return nil
 }

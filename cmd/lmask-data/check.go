@@ -51,11 +51,8 @@ func checkAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
-	sols, smeta, err := datasets.ReadSolutions(c.String("solutions"))
-	if err != nil {
-		return fmt.Errorf("check: %w", err)
-	}
-	if err := noted(c)(datasets.MatchSolutions(c.String("instances"), d.Meta, c.String("solutions"), smeta)); err != nil {
+	sols, _, note, err := datasets.ReadMatchedSolutions(c.String("solutions"), c.String("instances"), d.Meta)
+	if err := noted(c)(note, err); err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
 	refs, err := readReference(c, c.String("instances"), d.Meta)
@@ -76,11 +73,7 @@ func checkAction(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	if c.Bool("json") {
-		fields := m.JSONFields()
-		if div.Instances > 0 {
-			fields["diversity_instances"], fields["distinct_tours"], fields["edge_diversity"] = div.Instances, div.DistinctTours, div.EdgeShare
-		}
-		b, err := json.Marshal(fields)
+		b, err := json.Marshal(div.JSONFields(m))
 		if err != nil {
 			return fmt.Errorf("check: %w", err)
 		}

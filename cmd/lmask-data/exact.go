@@ -7,7 +7,7 @@ import (
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/exact"
-	"github.com/lmask/lmask/solve"
+	"github.com/lmask/lmask/infer"
 )
 
 func init() {
@@ -36,18 +36,10 @@ func exactAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("exact: %w", err)
 	}
-	res, errs := exact.SolveAll(d.Instances, d.KnownTours, solve.Workers(c.Int("workers")), exact.Options{MaxLabels: c.Int("max-labels")})
-	sols := make([]datasets.Solution, len(res))
-	for i := range res {
-		if errs[i] != nil {
-			return fmt.Errorf("exact: %s row %d: %w", ipath, i, errs[i])
-		}
-		if sols[i], err = datasets.Checked(d.Instances[i], int64(i), res[i].Tour, "optimal"); err != nil {
-			return fmt.Errorf("exact: %s row %d: %w", ipath, i, err)
-		}
+	sols, meta, err := infer.ExactReferences(d, ipath, c.Int("workers"), exact.Options{MaxLabels: c.Int("max-labels")})
+	if err != nil {
+		return fmt.Errorf("exact: %w", err)
 	}
-	meta := datasets.Metadata{Kind: datasets.KindSolutions, Problem: d.Meta.Problem, Size: d.Meta.Size, Hardness: d.Meta.Hardness,
-		Scale: d.Meta.Scale, Source: "optimal", Instances: ipath}
 	if err := datasets.WriteSolutions(c.String("out"), meta, sols, datasets.WriterOptions{}); err != nil {
 		return fmt.Errorf("exact: %w", err)
 	}

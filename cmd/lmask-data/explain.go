@@ -1,11 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"runtime"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -35,18 +31,6 @@ func init() {
 	})
 }
 
-// explainLine is one instance of --json.
-type explainLine struct {
-	Index       int     `json:"index"`
-	Instance    string  `json:"instance"`
-	Status      string  `json:"status"`
-	Conflict    []int   `json:"conflict"`
-	Reason      string  `json:"reason"`
-	Kind        string  `json:"kind,omitempty"`
-	Irreducible bool    `json:"irreducible"`
-	Seconds     float64 `json:"seconds"`
-}
-
 func explainAction(c *cli.Context) error {
 	if c.Duration("time") <= 0 {
 		return cliapp.Usagef("explain: flag --time: %v, want a time > 0", c.Duration("time"))
@@ -58,12 +42,8 @@ func explainAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("explain: %w", err)
 	}
-	workers := c.Int("workers")
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	began := time.Now()
-	exs, errs := explain.AllContext(c.Context, d.Instances, explain.Options{TimeLimit: c.Duration("time"), Seed: c.Uint64("seed")}, workers)
+	exs, errs := explain.AllContext(c.Context, d.Instances, explain.Options{TimeLimit: c.Duration("time"), Seed: c.Uint64("seed")}, c.Int("workers"))
 	if err := c.Context.Err(); err != nil {
 		return fmt.Errorf("explain: %w (nothing printed)", err)
 	}
@@ -72,43 +52,12 @@ func explainAction(c *cli.Context) error {
 			return fmt.Errorf("explain: %s row %d: %w", c.String("instances"), i, err)
 		}
 	}
-	w := c.App.Writer
-	count := map[explain.Status]int{}
-	for i, ex := range exs {
-		count[ex.Status]++
-		name := d.Instances[i].Name
-		if name == "" {
-			name = strconv.Itoa(i)
+	if c.Bool("json") {
+		if err := explain.WriteJSON(c.App.Writer, d.Instances, exs); err != nil {
+			return fmt.Errorf("explain: %w", err)
 		}
-		if c.Bool("json") {
-			conflict := ex.Conflict
-			if conflict == nil {
-				conflict = []int{}
-			}
-			b, err := json.Marshal(explainLine{Index: i, Instance: name, Status: string(ex.Status), Conflict: conflict, Reason: ex.Reason,
-				Kind: ex.Kind, Irreducible: ex.Irreducible, Seconds: ex.Elapsed.Seconds()})
-			if err != nil {
-				return fmt.Errorf("explain: %w", err)
-			}
-			fmt.Fprintln(w, string(b))
-			continue
-		}
-		line := fmt.Sprintf("%d %s: %s", i, name, ex.Status)
-		if ex.Status == explain.Infeasible {
-			ids := make([]string, len(ex.Conflict))
-			for k, v := range ex.Conflict {
-				ids[k] = strconv.Itoa(v)
-			}
-			line += fmt.Sprintf("; conflict %s: %s", strings.Join(ids, " "), ex.Reason)
-			if !ex.Irreducible {
-				line += " (not shown irreducible within --time)"
-			}
-		}
-		fmt.Fprintln(w, line)
+		return nil
 	}
-	if !c.Bool("json") {
-		fmt.Fprintf(w, "%d instances: %d feasible, %d infeasible, %d unknown (%.2f s)\n", len(exs), count[explain.Feasible],
-			count[explain.Infeasible], count[explain.Unknown], time.Since(began).Seconds())
-	}
+	explain.WriteText(c.App.Writer, d.Instances, exs, time.Since(began), " (not shown irreducible within --time)")
 	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -43,13 +42,7 @@ func importAction(c *cli.Context) error {
 	if _, err := os.Stat(in); err != nil {
 		return fmt.Errorf("import: --in: %w", err)
 	}
-	format := c.String("format")
-	switch {
-	case format == "" && strings.HasSuffix(in, ".npz"):
-		format = "npz"
-	case format == "" && strings.HasSuffix(in, ".csv"):
-		format = datasets.FormatCSV
-	}
+	format := datasets.ImportFormat(in, c.String("format"))
 	if format != datasets.FormatCSV {
 		for _, f := range []string{"times", "problem", "scale"} {
 			if c.IsSet(f) {
@@ -60,7 +53,7 @@ func importAction(c *cli.Context) error {
 	switch format {
 	case datasets.FormatCSV:
 		return importCSV(c, in, out)
-	case "npz":
+	case datasets.FormatNPZ:
 		return importNPZ(c, in, out)
 	case "", datasets.FormatLIB, datasets.FormatRakke:
 		return importBenchmark(c, in, out, format)
@@ -88,11 +81,8 @@ func importNPZ(c *cli.Context, in, out string) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	if !isRef {
-		d, err := datasets.ImportNPZInstances(in)
+		d, err := datasets.ImportNPZInstancesFile(in, out)
 		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		if err := datasets.WriteInstances(out, d.Meta, d.Instances, d.KnownTours, datasets.WriterOptions{}); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
 		fmt.Fprintf(c.App.Writer, "wrote %d %s-%d instances to %s\n", len(d.Instances), d.Meta.Problem, d.Meta.Size, out)

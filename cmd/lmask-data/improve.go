@@ -76,11 +76,8 @@ func improveAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("improve: %w", err)
 	}
-	sols, meta, err := datasets.ReadSolutions(spath)
-	if err != nil {
-		return fmt.Errorf("improve: %w", err)
-	}
-	if err := noted(c)(datasets.MatchSolutions(ipath, d.Meta, spath, meta)); err != nil {
+	sols, meta, note, err := datasets.ReadMatchedSolutions(spath, ipath, d.Meta)
+	if err := noted(c)(note, err); err != nil {
 		return fmt.Errorf("improve: %w", err)
 	}
 	refs, err := readReference(c, ipath, d.Meta)

@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/lmask/lmask/datasets"
 	"github.com/lmask/lmask/engine"
@@ -90,40 +88,29 @@ func labelAction(c *cli.Context) error {
 	if err != nil {
 		return cliapp.Usage(err)
 	}
-	p, size, hard, shard, keep, budget := r.Problem, r.Size, r.Hardness, r.Shard, r.Keep, r.Budget
-	starter, closeFn, err := newStarter(c, budget)
+	starter, closeFn, err := newStarter(c, r.Budget)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
 	search := labels.Search{Kicks: c.Int("kicks"), MaxStarts: c.Int("starts"), Workers: c.Int("workers")}
-	want := datasets.LabelSpec{Problem: p.String(), Size: size, Hardness: hard, Seed: c.Uint64("seed"),
-		ChunkSize: c.Int("chunk"), GeneratorVersion: datasets.GeneratorVersion}
-	if files != nil {
-		want = labels.FileSpec(files, c.Uint64("seed"), c.Int("chunk"))
-	}
-	want.Search, want.Keep, want.Prefixes = starter.Describe()+"; "+search.Describe(), keep, c.Bool("prefixes")
+	want := r.Spec(files, c.Uint64("seed"), c.Int("chunk"), starter.Describe()+"; "+search.Describe(), c.Bool("prefixes"))
 	dir := c.String("dir")
 	spec, err := labels.Open(dir, want)
 	if err != nil {
 		return fmt.Errorf("label: %w", err)
 	}
 	ctx := c.Context
-	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search, Decodes: c.Int("aug"), Files: files, Shard: shard,
-		Log: func(f string, a ...any) {
-			if isTerminal(c.App.ErrWriter) {
-				f = "\n" + f // below the progress bar's line
-			}
-			fmt.Fprintf(c.App.ErrWriter, f+"\n", a...)
-		}}
-	total, err := labels.Pending(dir, spec.ChunkSize, c.Int("count"), files, shard, c.Bool("relabel"))
+	b := &labels.Builder{Dir: dir, Spec: spec, Starter: starter, Search: search, Decodes: c.Int("aug"), Files: files, Shard: r.Shard,
+		Log: cliapp.BarLog(c.App.ErrWriter)}
+	total, err := labels.Pending(dir, spec.ChunkSize, c.Int("count"), files, r.Shard, c.Bool("relabel"))
 	if err != nil {
 		return err
 	}
 	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(c.App.ErrWriter),
 		progressbar.OptionSetDescription("label"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
 		progressbar.OptionSetItsString("inst"), progressbar.OptionThrottle(500_000_000),
-		progressbar.OptionSetVisibility(isTerminal(c.App.ErrWriter)))
+		progressbar.OptionSetVisibility(cliapp.IsTerminal(c.App.ErrWriter)))
 	b.Progress = func(done int) { _ = bar.Set(done) }
 	if c.Bool("relabel") {
 		r, err := b.Relabel(ctx)
@@ -142,12 +129,6 @@ func labelAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "%s: %d chunks written (%s)\n", dir, n, spec.Search)
 	return nil
-}
-
-// isTerminal reports whether w is a terminal (progress bars only there).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // newStarter returns the model's greedy decoder or Random-L as the

@@ -17,7 +17,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
 )
 
@@ -45,10 +44,11 @@ var ownsInterrupt = map[string]bool{"label": true, "improve": true, "baseline": 
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmds := append([]*cli.Command(nil), commands...)
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+	guard := cliapp.GuardFiles(inputFlags, outputFlags) // before any command: what its flags alone tell
 	for _, cmd := range cmds {
 		cmd.Before = guard
 		if !ownsInterrupt[cmd.Name] {
-			cmd.Action = interruptible(cmd.Action)
+			cmd.Action = cliapp.Interruptible(cmd.Action)
 		}
 	}
 	app := cliapp.Prepare(&cli.App{
@@ -71,61 +71,11 @@ var optionFlags = map[string]string{
 	"AllowMissing": "allow-missing",
 }
 
-// interruptible runs action so that a cancelled context returns
-// context.Canceled at once.
-func interruptible(action cli.ActionFunc) cli.ActionFunc {
-	if action == nil {
-		return nil
-	}
-	return func(c *cli.Context) error {
-		done := make(chan error, 1)
-		go func() { done <- action(c) }()
-		select {
-		case err := <-done:
-			return err
-		case <-c.Context.Done():
-			return c.Context.Err()
-		}
-	}
-}
-
 // inputFlags are the flags that name files a command reads.
 var inputFlags = []string{"in", "instances", "solutions", "reference", "times"}
 
 // outputFlags are the flags that name files a command writes.
 var outputFlags = []string{"out", "references"}
-
-// guard checks, before any command runs, what its flags alone tell: a
-// --workers that is not negative, outputs whose folders exist, that are
-// regular files or new, and that name none of the command's input files
-// nor each other.
-func guard(c *cli.Context) error {
-	has := map[string]bool{}
-	for _, f := range c.Command.Flags {
-		for _, n := range f.Names() {
-			has[n] = true
-		}
-	}
-	name := c.Command.Name
-	if has["workers"] && c.Int("workers") < 0 {
-		return cliapp.Usagef("%s: flag --workers: %d, want ≥ 0 (0 = number of CPUs)", name, c.Int("workers"))
-	}
-	var inputs, outputs []atomicfile.Input
-	for _, f := range inputFlags {
-		if has[f] {
-			inputs = append(inputs, atomicfile.Input{Flag: f, Path: c.String(f)})
-		}
-	}
-	for _, f := range outputFlags {
-		if has[f] {
-			outputs = append(outputs, atomicfile.Input{Flag: f, Path: c.String(f)})
-		}
-	}
-	if err := cliapp.CheckOutputs(inputs, outputs); err != nil {
-		return cliapp.Usagef("%s: %w", name, err)
-	}
-	return nil
-}
 
 func main() {
 	cliapp.Main("lmask-data", func(ctx context.Context, args []string, stdout, stderr io.Writer) error {

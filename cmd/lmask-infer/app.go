@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -77,10 +76,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			if c.Bool("print-settings") {
 				return printSettings(stdout, c.String("preset"), opt)
 			}
-			bar := newProgress(stderr)
-			opt.Progress = bar.set
+			bar := cliapp.NewProgress(stderr, "solving", "inst")
+			opt.Progress = bar.Set
 			sum, err := infer.Run(c.Context, opt)
-			bar.finish()
+			bar.Finish()
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("%w: nothing written to %s", context.Canceled, opt.Out)
 			}
@@ -102,23 +101,16 @@ func parseOptions(c *cli.Context, d infer.Options, stderr io.Writer) (infer.Opti
 	if c.NArg() > 0 {
 		return d, "", cliapp.Usagef("unexpected arguments: %v", c.Args().Slice())
 	}
-	var missing []string // required unless the settings are only printed
-	for _, f := range []string{"model", "data", "out"} {
+	if !c.Bool("print-settings") { // the flags are required unless the settings are only printed
+		need := []string{"data", "out"}
 		// Only network starts need --model; where it alone is missing, the
 		// usage check below names --starts too.
-		if f == "model" && (c.String("starts") != infer.StartsNetwork || c.IsSet("data") && c.IsSet("out")) {
-			continue
+		if c.String("starts") == infer.StartsNetwork && !(c.IsSet("data") && c.IsSet("out")) {
+			need = []string{"model", "data", "out"}
 		}
-		if !c.IsSet(f) && !c.Bool("print-settings") {
-			missing = append(missing, f)
+		if err := cliapp.Required(c, need...); err != nil {
+			return d, "", err
 		}
-	}
-	switch len(missing) {
-	case 0:
-	case 1:
-		return d, "", cliapp.Usagef("Required flag %q not set", missing[0])
-	default:
-		return d, "", cliapp.Usagef("Required flags %q not set", strings.Join(missing, ", "))
 	}
 	look, err := lazymask.ParseLookahead(c.String("lookahead"))
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/lmask/lmask/internal/atomicfile"
 	"github.com/lmask/lmask/internal/cliapp"
 	"github.com/lmask/lmask/internal/modelpath"
 	"github.com/lmask/lmask/internal/opterr"
@@ -110,11 +109,7 @@ func averageCommand(stdout io.Writer) *cli.Command {
 				fmt.Fprintf(stdout, "wrote %s: weights %g × %s + %g × %s\n", out, 1-w, in[0], w, in[1])
 				return nil
 			}
-			shares := make([]float64, len(in))
-			for i := range shares {
-				shares[i] = 1 / float64(len(in))
-			}
-			if err := trainer.MixCheckpoints(in, shares, out); err != nil {
+			if err := trainer.MeanCheckpoints(in, out); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %s: the mean of the weights of %d checkpoints, %s to %s\n", out, len(in), in[0], in[len(in)-1])
@@ -126,7 +121,7 @@ func averageCommand(stdout io.Writer) *cli.Command {
 // growCommand deepens a checkpoint's encoder without changing what it
 // computes, to train a larger model from a smaller one's weights.
 func growCommand(stdout io.Writer) *cli.Command {
-	return &cli.Command{
+	return oneInputCommand(stdout, &cli.Command{
 		Name:      "grow",
 		Usage:     "write a checkpoint with more encoder layers that computes what the stored one does",
 		UsageText: "lmask-train grow --out FILE --layers L CHECKPOINT",
@@ -134,27 +129,21 @@ func growCommand(stdout io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "out", Required: true, Usage: "checkpoint file to write (never the input)"},
 			&cli.IntFlag{Name: "layers", Required: true, Usage: "encoder layers of the new checkpoint, a multiple of the stored count"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return fmt.Errorf("grow: name one checkpoint (run directory or file), got %d", c.NArg())
-			}
-			out := c.String("out")
-			if err := trainer.CheckFileOut("grow", out, c.Args().Slice()); err != nil {
-				return err
-			}
-			if err := trainer.GrowCheckpoint(c.Args().Get(0), c.Int("layers"), out); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "wrote %s: %s grown to %d encoder layers\n", out, c.Args().Get(0), c.Int("layers"))
-			return nil
-		},
-	}
+	}, "checkpoint (run directory or file)", func(c *cli.Context, in, out string) (string, error) {
+		if err := trainer.CheckFileOut("grow", out, []string{in}); err != nil {
+			return "", err
+		}
+		if err := trainer.GrowCheckpoint(in, c.Int("layers"), out); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("wrote %s: %s grown to %d encoder layers", out, in, c.Int("layers")), nil
+	})
 }
 
 // shrinkCommand keeps some encoder layers of a model, the start of a
 // smaller network trained to imitate the larger one.
 func shrinkCommand(stdout io.Writer) *cli.Command {
-	return &cli.Command{
+	return oneInputCommand(stdout, &cli.Command{
 		Name:      "shrink",
 		Usage:     "write a model directory that keeps only some encoder layers of a model (a start for a smaller network)",
 		UsageText: "lmask-train shrink --out DIR --keep 0,2,5 MODEL|CHECKPOINT",
@@ -162,18 +151,31 @@ func shrinkCommand(stdout io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "out", Required: true, Usage: "model directory to write (new; never the input)"},
 			&cli.IntSliceFlag{Name: "keep", Required: true, Usage: "encoder layers to keep, in increasing order (they become layers 0, 1, ...)"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return fmt.Errorf("shrink: name one model directory or checkpoint, got %d", c.NArg())
-			}
-			keep := c.IntSlice("keep")
-			if err := trainer.ShrinkModel(c.Args().Get(0), keep, c.String("out")); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "wrote %s: encoder layers %v of %s\n", c.String("out"), keep, c.Args().Get(0))
-			return nil
-		},
+	}, "model directory or checkpoint", func(c *cli.Context, in, out string) (string, error) {
+		keep := c.IntSlice("keep")
+		if err := trainer.ShrinkModel(in, keep, out); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("wrote %s: encoder layers %v of %s", out, keep, in), nil
+	})
+}
+
+// oneInputCommand gives cmd the action of a command that reads the one
+// input named as its argument (what says what it is) and writes --out:
+// write does the work and returns the line printed.
+func oneInputCommand(stdout io.Writer, cmd *cli.Command, what string, write func(c *cli.Context, in, out string) (string, error)) *cli.Command {
+	cmd.Action = func(c *cli.Context) error {
+		if c.NArg() != 1 {
+			return fmt.Errorf("%s: name one %s, got %d", cmd.Name, what, c.NArg())
+		}
+		line, err := write(c, c.Args().Get(0), c.String("out"))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, line)
+		return nil
 	}
+	return cmd
 }
 
 // curveCommand draws the training curve of one run, or of several training
@@ -190,26 +192,15 @@ func curveCommand(stdout io.Writer) *cli.Command {
 			if c.NArg() == 0 {
 				return fmt.Errorf("curve: name at least one run directory (or metrics.jsonl file)")
 			}
-			if err := trainer.CheckCurveOut(c.String("out"), c.Args().Slice()); err != nil {
-				return fmt.Errorf("curve: %w", err)
-			}
-			stages, err := trainer.ReadStages(c.Args().Slice())
+			stages, last, err := trainer.DrawStages(c.String("out"), c.Args().Slice())
 			if err != nil {
 				return err
 			}
-			recs, starts := trainer.JoinStages(stages...)
-			svg, err := trainer.RenderCurve(recs, starts...)
-			if err != nil {
-				return err
-			}
-			if err := atomicfile.WriteFile(c.String("out"), svg); err != nil {
-				return fmt.Errorf("curve: %w", err)
-			}
-			what := fmt.Sprintf("%d stages", len(stages))
-			if len(stages) == 1 {
+			what := fmt.Sprintf("%d stages", stages)
+			if stages == 1 {
 				what = "1 stage"
 			}
-			fmt.Fprintf(stdout, "wrote %s (%s, %d steps)\n", c.String("out"), what, recs[len(recs)-1].Step)
+			fmt.Fprintf(stdout, "wrote %s (%s, %d steps)\n", c.String("out"), what, last)
 			return nil
 		},
 	}
@@ -234,15 +225,8 @@ func compareCommand(stdout io.Writer) *cli.Command {
 			} else if err != nil {
 				return err
 			}
-			if err := trainer.CheckCurveOut(c.String("out"), dirs); err != nil {
-				return fmt.Errorf("compare: %w", err)
-			}
-			svg, err := trainer.RenderComparison(groups)
-			if err != nil {
+			if err := trainer.DrawComparison(c.String("out"), groups, dirs); err != nil {
 				return err
-			}
-			if err := atomicfile.WriteFile(c.String("out"), svg); err != nil {
-				return fmt.Errorf("compare: %w", err)
 			}
 			fmt.Fprintf(stdout, "wrote %s (%d panels)\n", c.String("out"), len(groups))
 			return nil

@@ -87,14 +87,7 @@ func trainAction(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "steps %d/%d, instances seen %d, wall %s (this session %s)\n", sum.Step, cfg.Steps,
-		sum.InstancesSeen, time.Duration(sum.WallSeconds*float64(time.Second)).Round(time.Second), time.Since(start).Round(time.Second))
-	if v := sum.LastVal; v != nil {
-		fmt.Fprintf(stdout, "validation: sol. infeasible %.2f%%, inst. infeasible %.2f%%, obj %.4f\n",
-			100*v.SolInfeasible, 100*v.InstInfeasible, v.Obj)
-	}
-	fmt.Fprintf(stdout, "checkpoint: %s\nmetrics: %s\ncurve: %s\n", filepath.Join(out, trainer.CheckpointFile),
-		filepath.Join(out, trainer.MetricsFile), filepath.Join(out, trainer.CurveFile))
+	sum.WriteReport(stdout, cfg.Steps, time.Since(start), out)
 	if b, at := tr.BestVal(); b != nil {
 		fmt.Fprintf(stdout, "best validation: step %d, inst. infeasible %.2f%%, obj %.4f, gap %s: %s (export it with lmask-train export --checkpoint)\n",
 			at, 100*b.InstInfeasible, b.Obj, b.GapText(), filepath.Join(out, trainer.BestFile))
